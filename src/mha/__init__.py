@@ -1,0 +1,31 @@
+"""mha: the small attention package behind the book *Multi-Head Attention*.
+
+Modules:
+    attention  scaled dot-product attention, one head and many
+    cost       parameter and multiply-add counts, as the chapter counts them
+    toy        the running example, *the cat chased the mouse*
+    checks     the input checks every public function runs first
+"""
+
+from mha.attention import (
+    concat_heads,
+    heads,
+    multi_head_attention,
+    multi_head_attention_loop,
+    scaled_dot_product,
+    single_head,
+    split_heads,
+)
+from mha.cost import Cost, layer_cost
+
+__all__ = [
+    "Cost",
+    "concat_heads",
+    "heads",
+    "layer_cost",
+    "multi_head_attention",
+    "multi_head_attention_loop",
+    "scaled_dot_product",
+    "single_head",
+    "split_heads",
+]

@@ -1,0 +1,93 @@
+"""What a multi-head attention layer costs, counted as the chapter counts it.
+
+Costs are multiply-adds (MACs): one ``a*b + c``. A matmul of an ``(m, k)`` by a
+``(k, p)`` matrix takes ``m*k*p`` of them. Profilers such as
+``torch.utils.flop_counter.FlopCounterMode`` count FLOPs, two per multiply-add.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from mha import checks
+
+
+@dataclass(frozen=True)
+class Cost:
+    """The cost of one layer with ``h`` heads of width ``d_k`` (``d_v = d_k``) on ``n`` words.
+
+    Attributes:
+        params_per_role: weights in one of ``W^Q``, ``W^K``, ``W^V``, all heads
+            together: ``h * d_model * d_k``.
+        params_out: weights in ``W^O``: ``h * d_k * d_model``.
+        params_without_out: ``3 * params_per_role``.
+        params_total: ``params_without_out + params_out``.
+        projection_per_role: MACs to compute one of ``Q``, ``K``, ``V`` for every
+            head: ``n * d_model * d_k`` per head, ``h`` heads.
+        projection: the three roles together.
+        scoring: MACs of ``Q K^T`` over all heads: ``n^2 * d_k`` per head.
+        blending: MACs of ``weights @ V`` over all heads: ``n^2 * d_v`` per head.
+        output: MACs of ``concat @ W^O``: ``n * h*d_v * d_model``.
+    """
+
+    n: int
+    d_model: int
+    h: int
+    d_k: int
+    params_per_role: int
+    params_out: int
+    params_without_out: int
+    params_total: int
+    projection_per_role: int
+    projection: int
+    scoring: int
+    blending: int
+    output: int
+
+    @property
+    def macs_without_out(self) -> int:
+        """Multiply-adds of the heads alone: projection, scoring and blending."""
+        return self.projection + self.scoring + self.blending
+
+    @property
+    def macs_total(self) -> int:
+        """Multiply-adds of the whole layer, ``W^O`` included."""
+        return self.macs_without_out + self.output
+
+    def as_dict(self) -> dict[str, int]:
+        """Every count by name, for tables and widgets."""
+        d = asdict(self)
+        d["macs_without_out"] = self.macs_without_out
+        d["macs_total"] = self.macs_total
+        return d
+
+
+def layer_cost(n: int, d_model: int, h: int, d_k: int | None = None) -> Cost:
+    """Count parameters and multiply-adds for ``(n, d_model, h, d_k)``.
+
+    ``d_k`` defaults to the narrow width ``d_model / h`` (which must then be a
+    whole number). Pass ``d_k = d_model`` to price heads that stay full width.
+    """
+    for name, v in (("n", n), ("d_model", d_model), ("h", h)):
+        if not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+    if d_k is None:
+        d_k = checks.head_width(d_model, h)
+    if not isinstance(d_k, int) or d_k < 1:
+        raise ValueError(f"d_k must be a positive int, got {d_k!r}")
+    per_role = h * d_model * d_k
+    return Cost(
+        n=n,
+        d_model=d_model,
+        h=h,
+        d_k=d_k,
+        params_per_role=per_role,
+        params_out=h * d_k * d_model,
+        params_without_out=3 * per_role,
+        params_total=4 * per_role,
+        projection_per_role=h * n * d_model * d_k,
+        projection=3 * h * n * d_model * d_k,
+        scoring=h * n * n * d_k,
+        blending=h * n * n * d_k,
+        output=n * h * d_k * d_model,
+    )
