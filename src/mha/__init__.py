@@ -5,6 +5,10 @@ Modules:
     cost       parameter and multiply-add counts, as the chapter counts them
     toy        the running example, *the cat chased the mouse*
     checks     the input checks every public function runs first
+    widgets    controls whose views are precomputed, so they work without a kernel
+    render     HTML pictures of attention weights for those views
+    explorer   the h / d_k explorer widget on the toy sentence
+    plots      matplotlib figures labelled with the sentence's words
 """
 
 from mha.attention import (
