@@ -12,6 +12,7 @@ Modules:
 """
 
 from mha.attention import (
+    causal_mask,
     concat_heads,
     heads,
     multi_head_attention,
@@ -24,6 +25,7 @@ from mha.cost import Cost, layer_cost
 
 __all__ = [
     "Cost",
+    "causal_mask",
     "concat_heads",
     "heads",
     "layer_cost",

@@ -13,13 +13,18 @@ from torch import Tensor
 from mha import checks
 
 
-def scaled_dot_product(Q: Tensor, K: Tensor, V: Tensor) -> tuple[Tensor, Tensor]:
+def scaled_dot_product(
+    Q: Tensor, K: Tensor, V: Tensor, mask: Tensor | None = None
+) -> tuple[Tensor, Tensor]:
     """The core that every head runs: ``softmax(Q K^T / sqrt(d_k)) V``.
 
     Args:
         Q: queries ``(..., n, d_k)``.
         K: keys ``(..., n, d_k)``.
         V: values ``(..., n, d_v)``.
+        mask: optional boolean ``(n, n)``; ``mask[i, j] = False`` forbids word
+            ``i`` to read word ``j`` (its weight becomes exactly 0). Every row
+            must allow at least one word.
 
     Returns:
         ``(blend, weights)``: ``blend (..., n, d_v)`` and ``weights (..., n, n)``,
@@ -32,6 +37,15 @@ def scaled_dot_product(Q: Tensor, K: Tensor, V: Tensor) -> tuple[Tensor, Tensor]
         )
     d_k = Q.shape[-1]
     scores = Q @ K.transpose(-2, -1) / d_k**0.5  # (..., n, n)
+    if mask is not None:
+        n = K.shape[-2]
+        if mask.dtype != torch.bool or mask.shape != (n, n):
+            raise ValueError(
+                f"mask must be boolean ({n}, {n}), got {mask.dtype} {checks.shape(mask)}"
+            )
+        if not mask.any(dim=-1).all():
+            raise ValueError("every row of mask must allow at least one word")
+        scores = scores.masked_fill(~mask, float("-inf"))  # (..., n, n)
     weights = torch.softmax(scores, dim=-1)  # (..., n, n), rows sum to one
     return weights @ V, weights  # (..., n, d_v), (..., n, n)
 
@@ -139,3 +153,10 @@ def split_heads(W: Tensor, h: int) -> Tensor:
         raise ValueError(f"W must be (d_model, d_model), got {checks.shape(W)}")
     d_k = checks.head_width(W.shape[1], h)
     return W.reshape(W.shape[0], h, d_k).transpose(0, 1)  # (h, d_model, d_k)
+
+
+def causal_mask(n: int) -> Tensor:
+    """Boolean ``(n, n)``: word ``i`` may read words ``0..i`` only (True = allowed)."""
+    if n < 1:
+        raise ValueError(f"a mask needs at least one word, got n = {n}")
+    return torch.ones(n, n, dtype=torch.bool).tril()  # (n, n)
