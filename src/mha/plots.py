@@ -98,3 +98,63 @@ def head_rows(weights: Tensor, words: Sequence[str], query: int, title: str = ""
         fig.suptitle(title)
     fig.tight_layout()
     return fig
+
+
+def matrix_and_row(
+    weights: Tensor, words: Sequence[str], query: int, matrix_title: str = ""
+) -> Figure:
+    """A weight table ``(n, n)`` with row ``query`` framed, and that row as bars beside it.
+
+    The frame and the bars show the same numbers, so the reader sees where the
+    one row they are reading sits in the whole table.
+    """
+    fig, (left, right) = plt.subplots(
+        1, 2, figsize=(10, 3.9), gridspec_kw={"width_ratios": [1.05, 1]}
+    )
+    heatmap(left, weights, words, words, matrix_title)
+    n = weights.shape[-1]
+    left.add_patch(
+        plt.Rectangle((-0.5, query - 0.5), n, 1, fill=False, edgecolor=OKABE_ITO[5], linewidth=2.5)
+    )
+    row_bars(right, weights[query], words, f"row of “{words[query]}” (framed at left)")
+    right.set_xlabel("key (word read)")
+    fig.tight_layout()
+    return fig
+
+
+def stacked_rows(
+    ax: Axes, xs: Sequence[float], rows: Tensor, words: Sequence[str], xlabel: str
+) -> None:
+    """Stack the weights of one row ``(len(xs), n)`` as it changes with ``xs``.
+
+    Each band is one word's weight; the bands always fill the axis to 1 when
+    every row sums to one. Words are labelled in the legend and in the bands.
+    """
+    r = rows.detach().cpu().double().numpy().T  # (n, len(xs))
+    colours = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(words))]
+    ax.stackplot(list(xs), r, labels=list(words), colors=colours, edgecolor="white", lw=0.5)
+    ax.set_xlim(min(xs), max(xs))
+    ax.set_ylim(0, 1.0)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("weight (stacked)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False, reverse=True)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def growth(
+    ax: Axes,
+    xs: Sequence[float],
+    curves: dict[str, Sequence[float]],
+    xlabel: str,
+    ylabel: str,
+) -> None:
+    """Curves on log-log axes, one colour and one marker per curve, labelled in a legend."""
+    markers = ("o", "s", "^", "D", "v", "x")
+    for i, (label, ys) in enumerate(curves.items()):
+        ax.plot(xs, ys, marker=markers[i % 6], color=HEAD_COLOURS[i % 6], label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.legend(frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
