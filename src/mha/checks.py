@@ -13,7 +13,7 @@ from torch import Tensor
 
 def shape(t: Tensor) -> str:
     """Format a tensor's shape as ``(5, 9)`` for error messages."""
-    return "(" + ", ".join(str(s) for s in t.shape) + ")"
+    return str(tuple(t.shape))
 
 
 def as_tensor(name: str, t: object) -> Tensor:

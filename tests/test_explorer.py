@@ -1,0 +1,63 @@
+"""The explorer widget: every view precomputed, and the numbers it shows are mha's."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from mha import toy
+from mha import widgets as mw
+from mha.explorer import Explorer
+
+VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
+ATTRS = re.compile(r'data-(h|dk|seed|word|n|dmodel)="(\d+)"')
+
+
+def shown(html: str) -> tuple[str, dict[str, str], dict[str, float]]:
+    view = re.search(r'data-view="([^"]+)"', html).group(1)
+    attrs = dict(ATTRS.findall(html.split(">", 1)[0]))
+    return view, attrs, {k: float(v) for k, v in VALUE.findall(html)}
+
+
+@pytest.fixture(scope="module")
+def explorer() -> Explorer:
+    return Explorer(h_values=(1, 2, 3), d_k_values=(1, 3, 9))
+
+
+def test_every_position_shows_mhas_numbers(explorer: Explorer) -> None:
+    checked = 0
+    for h in explorer.h_slider.options:
+        for d_k in explorer.d_k_slider.options:
+            for word in range(5):
+                explorer.h_slider.value, explorer.d_k_slider.value = h, d_k
+                explorer.word_picker.value = word
+                for panel in explorer.panels.values():
+                    view, attrs, values = shown(mw.visible_html(panel))
+                    assert int(attrs["h"]) == h and int(attrs["dk"]) == d_k
+                    want = mw.expected(view, **attrs)
+                    assert want is not None and values and set(values) <= set(want)
+                    if view != "cost":  # cost views show a chosen subset of the counts
+                        assert set(values) == set(want), view
+                    for k, v in values.items():
+                        assert v == pytest.approx(want[k], rel=1e-5, abs=1e-6), (view, k)
+                    checked += 1
+    assert checked == 3 * 3 * 5 * 3
+
+
+def test_rows_view_follows_the_word_picker(explorer: Explorer) -> None:
+    explorer.h_slider.value, explorer.d_k_slider.value = 3, 3
+    explorer.word_picker.value = toy.CHASED
+    _, attrs, values = shown(mw.visible_html(explorer.panels["rows"]))
+    assert attrs["word"] == str(toy.CHASED)
+    assert sum(values[f"r0-{j}"] for j in range(5)) == pytest.approx(1.0)
+
+
+def test_single_position_controls_are_hidden() -> None:
+    e = Explorer(h_values=(1,), d_k_values=(1, 2), h=1, d_k=2, show=("heads",))
+    assert e.controls == [e.d_k_slider]
+
+
+def test_bad_start_is_rejected() -> None:
+    with pytest.raises(ValueError, match="start h = 5"):
+        Explorer(h_values=(1, 2), h=5)
