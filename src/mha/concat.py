@@ -1,0 +1,91 @@
+"""Where the heads' numbers end up once they are laid side by side.
+
+Helpers for the chapter on concatenation: which output columns each head can
+reach (with and without ``W^O``), and a tensor of cell *labels* that can be
+pushed through the same ``transpose``/``reshape`` calls as the heads, so a
+figure can show where every number goes.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from mha import checks
+from mha.attention import concat_heads, heads
+
+
+def layer_output(
+    X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, W_o: Tensor | None = None
+) -> Tensor:
+    """The concatenated heads ``(..., n, h*d_v)``, or the layer output ``(..., n, d_model)``.
+
+    Without ``W_o`` this stops after concatenation; with it, it is
+    :func:`mha.multi_head_attention`'s output.
+    """
+    H, _ = heads(X, W_q, W_k, W_v)  # (..., h, n, d_v)
+    concat = concat_heads(H)  # (..., n, h*d_v)
+    return concat if W_o is None else concat @ W_o  # (..., n, h*d_v) or (..., n, d_model)
+
+
+def columns_touched(
+    X: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    W_o: Tensor | None = None,
+    scale: float = 1e-3,
+    seed: int = 0,
+    tol: float = 1e-9,
+) -> Tensor:
+    """Which output columns move when one head's weights move.
+
+    For each head ``i`` in turn, a small seeded random change is added to
+    ``W_q[i]``, ``W_k[i]`` and ``W_v[i]`` (no other head is touched) and the
+    layer is run again.
+
+    Args:
+        X: ``(n, d_model)``.
+        W_q, W_k, W_v: ``(h, d_model, d_k)``.
+        W_o: ``(h*d_v, d_model)`` or ``None`` to stop after concatenation.
+        scale: standard deviation of the change.
+        seed: seed of the change.
+        tol: a column counts as changed when some entry moved by more than this
+            (far below the change itself, far above float64 round-off).
+
+    Returns:
+        Boolean ``(h, d_out)``: entry ``[i, c]`` is True when column ``c`` of
+        the output changed (in any row) after changing head ``i`` only.
+    """
+    h, _, _ = checks.projections(X, W_q, W_k, W_v, heads=True)
+    base = layer_output(X, W_q, W_k, W_v, W_o)  # (n, d_out)
+    g = torch.Generator().manual_seed(seed)
+    rows = []
+    for i in range(h):
+        moved = []
+        for W in (W_q, W_k, W_v):
+            W = W.clone()  # (h, d_model, d_k)
+            W[i] += scale * torch.randn(W.shape[1:], generator=g, dtype=W.dtype)
+            moved.append(W)
+        out = layer_output(X, *moved, W_o)  # (n, d_out)
+        rows.append((out - base).abs().amax(dim=0) > tol)  # (d_out,)
+    return torch.stack(rows)  # (h, d_out)
+
+
+def cell_labels(h: int, n: int, d_v: int) -> Tensor:
+    """Integer labels shaped like the heads, ``(h, n, d_v)``: cell ``[i, w, c]`` holds
+    ``(i * n + w) * d_v + c``, its own position in memory.
+
+    Push them through the same ``transpose``/``reshape`` calls as the heads and
+    decode each label with :func:`decode` to see where every number went.
+    """
+    if min(h, n, d_v) < 1:
+        raise ValueError(f"h, n and d_v must be positive, got ({h}, {n}, {d_v})")
+    return torch.arange(h * n * d_v).reshape(h, n, d_v)  # (h, n, d_v)
+
+
+def decode(label: int, n: int, d_v: int) -> tuple[int, int, int]:
+    """``(head, word, component)`` of a label made by :func:`cell_labels`."""
+    head, rest = divmod(int(label), n * d_v)
+    word, comp = divmod(rest, d_v)
+    return head, word, comp

@@ -1,0 +1,231 @@
+"""Figures of heads laid side by side and of the reshape that lays them there.
+
+Each head has one colour (``mha.plots.HEAD_COLOURS``, from the Okabe-Ito
+palette) and every cell also carries printed text naming what it holds, so the
+figures can be read without telling colours apart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.colors import to_rgba
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+from torch import Tensor
+
+from mha.concat import cell_labels, decode
+from mha.plots import HEAD_COLOURS
+
+SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
+STRAY = "#D55E00"  # Okabe-Ito vermillion: a number in the wrong row
+
+
+def _tint(colour: str, alpha: float = 0.28) -> tuple[float, float, float, float]:
+    """A light version of ``colour`` on white, so black text stays readable on it."""
+    r, g, b, _ = to_rgba(colour)
+    return (1 - alpha + alpha * r, 1 - alpha + alpha * g, 1 - alpha + alpha * b, 1.0)
+
+
+def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 8) -> None:
+    ax.add_patch(
+        Rectangle(
+            (x, y),
+            1,
+            1,
+            facecolor=_tint(HEAD_COLOURS[head % len(HEAD_COLOURS)]),
+            edgecolor="#555",
+            linewidth=0.5,
+        )
+    )
+    ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=fontsize)
+
+
+def _frame(ax: Axes, x: float, y: float, w: float, h: float, head: int) -> None:
+    colour = HEAD_COLOURS[head % len(HEAD_COLOURS)]
+    ax.add_patch(Rectangle((x, y), w, h, fill=False, edgecolor=colour, linewidth=2.2))
+
+
+def concat_matrix(
+    ax: Axes,
+    concat: Tensor,
+    words: Sequence[str],
+    h: int,
+    col_labels: Sequence[str] | None = None,
+    head_names: Sequence[str] | None = None,
+    title: str = "",
+) -> None:
+    """Draw the concatenated heads ``(n, h*d_v)`` with each head's block of columns coloured.
+
+    Rows are words; columns ``i*d_v .. (i+1)*d_v - 1`` are tinted and framed in
+    head ``i``'s colour and headed by its name. Every value is printed.
+    """
+    c = concat.detach().cpu().double().numpy()
+    n, width = c.shape
+    if width % h:
+        raise ValueError(f"concat {tuple(c.shape)} has {width} columns, not a multiple of h = {h}")
+    d_v = width // h
+    names = head_names or [f"head {i + 1}" for i in range(h)]
+    for r in range(n):
+        for col in range(width):
+            _cell(ax, col, r, f"{c[r, col]:.2f}", col // d_v, fontsize=9)
+    for i in range(h):
+        _frame(ax, i * d_v, 0, d_v, n, i)
+        ax.text(
+            i * d_v + d_v / 2,
+            -0.35,
+            names[i],
+            ha="center",
+            va="bottom",
+            fontsize=10,
+            color=HEAD_COLOURS[i % len(HEAD_COLOURS)],
+            fontweight="bold",
+        )
+    ax.set_xlim(-0.1, width + 0.1)
+    ax.set_ylim(n + 0.1, -1.2)
+    ax.set_yticks([r + 0.5 for r in range(n)], list(words))
+    labels = col_labels or [str(col + 1) for col in range(width)]
+    ax.set_xticks([col + 0.5 for col in range(width)], labels, rotation=30, ha="right")
+    ax.tick_params(length=0)
+    ax.spines[:].set_visible(False)
+    if title:
+        ax.set_title(title, pad=4)
+
+
+def reach(ax: Axes, touched: Tensor, title: str = "") -> None:
+    """Draw a boolean ``(h, d_out)`` grid: head ``i``'s row filled where it reaches a column."""
+    t = touched.detach().cpu().numpy()
+    h, width = t.shape
+    for i in range(h):
+        for col in range(width):
+            colour = HEAD_COLOURS[i % len(HEAD_COLOURS)]
+            ax.add_patch(
+                Rectangle(
+                    (col, i),
+                    1,
+                    1,
+                    facecolor=colour if t[i, col] else "white",
+                    edgecolor="#555",
+                    linewidth=0.5,
+                )
+            )
+            ax.text(
+                col + 0.5,
+                i + 0.5,
+                "✓" if t[i, col] else "·",
+                ha="center",
+                va="center",
+                fontsize=10,
+                color="white" if t[i, col] else "#555",
+            )
+    ax.set_xlim(0, width)
+    ax.set_ylim(h, 0)
+    ax.set_yticks([i + 0.5 for i in range(h)], [f"head {i + 1}" for i in range(h)])
+    ax.set_xticks([c + 0.5 for c in range(width)], [str(c + 1) for c in range(width)])
+    ax.set_xlabel("output column")
+    ax.tick_params(length=0)
+    ax.spines[:].set_visible(False)
+    if title:
+        ax.set_title(title, fontsize=10)
+
+
+def _label_text(label: int, n: int, d_v: int, words: Sequence[str]) -> tuple[str, int]:
+    head, word, comp = decode(label, n, d_v)
+    return f"{words[word]}{SUBSCRIPTS[comp % 9]}", head
+
+
+def _blocks(
+    ax: Axes,
+    y: float,
+    labels: Tensor,
+    words: Sequence[str],
+    n: int,
+    d_v: int,
+    block_names: Sequence[str],
+    row_names: Sequence[str],
+    mark_strays: bool = False,
+) -> None:
+    """Draw a ``(blocks, rows, cols)`` label tensor as blocks side by side, starting at row ``y``.
+
+    With ``mark_strays`` (rows are words), a cell holding another word's number
+    than its row's gets a thick vermillion frame.
+    """
+    b, rows, cols = labels.shape
+    for k in range(b):
+        x0 = k * (cols + 0.6)
+        for r in range(rows):
+            for col in range(cols):
+                text, head = _label_text(int(labels[k, r, col]), n, d_v, words)
+                _cell(ax, x0 + col, y + r, text, head, fontsize=7)
+                _, word, _ = decode(int(labels[k, r, col]), n, d_v)
+                if mark_strays and word != r:
+                    ax.add_patch(
+                        Rectangle(
+                            (x0 + col + 0.06, y + r + 0.06),
+                            0.88,
+                            0.88,
+                            fill=False,
+                            edgecolor=STRAY,
+                            linewidth=1.6,
+                        )
+                    )
+        ax.text(x0 + cols / 2, y - 0.15, block_names[k], ha="center", va="bottom", fontsize=8)
+    for r in range(rows):
+        ax.text(-0.2, y + r + 0.5, row_names[r], ha="right", va="center", fontsize=8)
+
+
+def reshape_steps(words: Sequence[str], h: int = 3, d_v: int = 3) -> Figure:
+    """Where each number of the heads ``(h, n, d_v)`` goes, right and wrong.
+
+    The cells are integer labels pushed through the real ``transpose`` and
+    ``reshape`` calls (see :func:`mha.concat.cell_labels`); each is drawn in
+    its head's colour with the word and component it came from, e.g. ``cat₂``.
+    In the last two rows a cell sitting in another word's row is framed.
+
+    Rows of the figure: the heads ``(h, n, d_v)``; after ``.transpose(0, 1)``,
+    ``(n, h, d_v)``; after ``.reshape(n, h*d_v)``, the correct concatenation;
+    and the common bug, ``.reshape(n, h*d_v)`` without the transpose.
+    """
+    n = len(words)
+    L = cell_labels(h, n, d_v)  # (h, n, d_v)
+    T = L.transpose(0, 1)  # (n, h, d_v)
+    right = T.reshape(n, h * d_v)  # (n, h*d_v)
+    wrong = L.reshape(n, h * d_v)  # (n, h*d_v): memory order of L cut into rows
+    heads = [f"head {i + 1}" for i in range(h)]
+    steps = (
+        (f"heads: shape (h, n, d_v) = ({h}, {n}, {d_v})", L, heads, list(words)),
+        (f"heads.transpose(0, 1): shape (n, h, d_v) = ({n}, {h}, {d_v})", T, list(words), heads),
+        (
+            f"… .reshape(n, h·d_v): shape ({n}, {h * d_v}), one row per word  ✓",
+            right.unsqueeze(0),
+            [""],
+            list(words),
+        ),
+        (
+            f"bug: heads.reshape(n, h·d_v) with no transpose: shape ({n}, {h * d_v}), "
+            "framed cells are in another word's row  ✗",
+            wrong.unsqueeze(0),
+            [""],
+            list(words),
+        ),
+    )
+    heights = [s[1].shape[1] + 1.4 for s in steps]
+    width = max(s[1].shape[0] * (s[1].shape[2] + 0.6) for s in steps)
+    fig, axes = plt.subplots(
+        len(steps),
+        1,
+        figsize=(0.62 * (width + 2), 0.36 * sum(heights)),
+        gridspec_kw={"height_ratios": heights},
+    )
+    for k, (ax, (title, labels, block_names, row_names)) in enumerate(
+        zip(axes, steps, strict=True)
+    ):
+        _blocks(ax, 0, labels, words, n, d_v, block_names, row_names, mark_strays=k >= 2)
+        ax.set_xlim(-2.2, width)
+        ax.set_ylim(labels.shape[1] + 0.1, -1.1)
+        ax.set_title(title, loc="left", fontsize=10)
+        ax.axis("off")
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,73 @@
+"""Figures of what a layer costs as the number of heads grows.
+
+Two kinds of heads are drawn side by side: narrow heads (``d_k = d_model / h``,
+solid lines), whose counts do not move with ``h``, and heads that stay full
+width (``d_k = d_model``, dashed lines), whose counts grow ``h``-fold. Colours
+are from the Okabe-Ito palette and every line is also told apart by its
+marker and line style, so nothing depends on colour alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
+
+from mha.cost import layer_cost
+from mha.plots import OKABE_ITO
+
+# (Cost attribute(s), label, colour, marker) for each series.
+_PARAMS = (("params_without_out",), "weights in $W^Q, W^K, W^V$", OKABE_ITO[4], "o")
+_MACS = (
+    (("projection",), "projection", OKABE_ITO[5], "s"),
+    (("scoring", "blending"), "scoring + blending", OKABE_ITO[2], "^"),
+)
+
+
+def _series(n: int, d_model: int, hs: Sequence[int], keys: Sequence[str], wide: bool) -> list[int]:
+    out = []
+    for h in hs:
+        c = layer_cost(n, d_model, h, d_model if wide else None).as_dict()
+        out.append(sum(c[k] for k in keys))
+    return out
+
+
+def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
+    """Parameters (left) and multiply-adds (right) against the number of heads ``h``.
+
+    Args:
+        n: words in the sentence.
+        d_model: width of the word vectors; every ``h`` in ``hs`` must divide it.
+        hs: the numbers of heads to draw, e.g. ``(1, 2, 4, 8, 16)``.
+    """
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(10, 4.8))
+    panels = ((ax_p, (_PARAMS,), "parameters"), (ax_m, _MACS, "multiply-adds"))
+    for ax, series, ylabel in panels:
+        for keys, label, colour, marker in series:
+            for wide, style in ((False, "-"), (True, "--")):
+                ys = _series(n, d_model, hs, keys, wide)
+                kind = "full-width heads, $d_k = d_{model}$" if wide else "$d_k = d_{model}/h$"
+                ax.plot(
+                    hs,
+                    ys,
+                    linestyle=style,
+                    marker=marker,
+                    color=colour,
+                    markerfacecolor="white" if wide else colour,
+                    label=f"{label}, {kind}",
+                )
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xticks(list(hs), [str(h) for h in hs])
+        ax.minorticks_off()
+        ax.set_xlabel("number of heads $h$")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.spines[["top", "right"]].set_visible(False)
+        ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+    ax_p.set_title("parameters: flat when heads narrow")
+    ax_m.set_title(f"multiply-adds for n = {n} words")
+    fig.suptitle(f"cost of one layer, $d_{{model}}$ = {d_model}", fontsize=11)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,151 @@
+"""Measuring real calls: FLOPs counted by PyTorch, and wall-clock time.
+
+:mod:`mha.cost` counts multiply-adds on paper. This module checks those counts
+against what PyTorch itself counts when the functions of :mod:`mha.attention`
+actually run, and times two functions fairly against each other.
+
+FLOPs versus multiply-adds: ``torch.utils.flop_counter.FlopCounterMode`` counts
+two floating-point operations per multiply-add (one multiply, one add), and it
+counts only matrix products; the softmax, the scaling by ``1/sqrt(d_k)`` and
+the reshapes are not in its total.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch import Tensor
+from torch.utils.flop_counter import FlopCounterMode
+
+from mha.cost import Cost, layer_cost
+from mha.toy import random_heads, random_output
+
+FLOPS_PER_MAC = 2
+
+
+def flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, int]:
+    """Run ``fn(*args, **kwargs)`` once and return the FLOPs PyTorch counted, by operator.
+
+    Returns:
+        ``{operator name: FLOPs}``, e.g. ``{"bmm": 1342177280}``, plus the key
+        ``"total"``. Operators that do no counted arithmetic are absent.
+    """
+    with FlopCounterMode(display=False) as counter:
+        fn(*args, **kwargs)
+    by_op = {
+        str(op).split(".")[-1]: int(v) for op, v in counter.get_flop_counts()["Global"].items()
+    }
+    by_op["total"] = int(counter.get_total_flops())
+    return by_op
+
+
+@dataclass(frozen=True)
+class Layer:
+    """Random tensors for one multi-head layer, and what it should cost.
+
+    Attributes:
+        X: ``(n, d_model)`` the sentence.
+        W_q, W_k, W_v: ``(h, d_model, d_k)`` each.
+        W_o: ``(h*d_k, d_model)``.
+        cost: :func:`mha.cost.layer_cost` for the same sizes.
+    """
+
+    X: Tensor
+    W_q: Tensor
+    W_k: Tensor
+    W_v: Tensor
+    W_o: Tensor
+    cost: Cost
+
+    @property
+    def projections(self) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+        """``(X, W_q, W_k, W_v)``, the arguments of :func:`mha.heads`."""
+        return self.X, self.W_q, self.W_k, self.W_v
+
+
+def random_layer(
+    n: int,
+    d_model: int,
+    h: int,
+    d_k: int | None = None,
+    seed: int = 0,
+    dtype: torch.dtype = torch.float32,
+    device: str = "cpu",
+) -> Layer:
+    """Seeded random tensors for a layer of ``h`` heads of width ``d_k`` on ``n`` words.
+
+    ``d_k`` defaults to ``d_model / h``. With ``device="meta"`` the tensors have
+    shapes but no data: nothing is drawn or computed, yet
+    :class:`~torch.utils.flop_counter.FlopCounterMode` still counts every
+    matrix product, which makes it cheap to count layers too big to run.
+    """
+    cost = layer_cost(n, d_model, h, d_k)
+    if device == "meta":
+        W = torch.empty(3, h, d_model, cost.d_k, dtype=dtype, device="meta")  # (3, h, d_model, d_k)
+        X = torch.empty(n, d_model, dtype=dtype, device="meta")  # (n, d_model)
+        W_o = torch.empty(h * cost.d_k, d_model, dtype=dtype, device="meta")  # (h*d_k, d_model)
+        return Layer(X, W[0], W[1], W[2], W_o, cost)
+    g = torch.Generator().manual_seed(seed)
+    X = torch.randn(n, d_model, generator=g, dtype=torch.float64).to(dtype)  # (n, d_model)
+    W_q, W_k, W_v = (
+        w.to(dtype) for w in random_heads(h, cost.d_k, seed, d_model)
+    )  # (h, d_model, d_k) each
+    W_o = random_output(h, cost.d_k, seed, d_model).to(dtype)  # (h*d_k, d_model)
+    return Layer(X, W_q, W_k, W_v, W_o, cost)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Wall-clock seconds of one function over repeated runs."""
+
+    runs: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        """Median seconds per run."""
+        return statistics.median(self.runs)
+
+    @property
+    def min(self) -> float:
+        """Fastest run, in seconds."""
+        return min(self.runs)
+
+    @property
+    def max(self) -> float:
+        """Slowest run, in seconds."""
+        return max(self.runs)
+
+
+def time_interleaved(
+    fns: Mapping[str, Callable[[], Any]], repeats: int = 21, warmup: int = 3
+) -> dict[str, Timing]:
+    """Time several functions fairly: warm up, then run them in turns A B A B ...
+
+    Interleaving means a slow spell of the machine (another process, a clock
+    change) hits every function alike instead of whichever ran during it.
+
+    Args:
+        fns: name -> function of no arguments.
+        repeats: timed runs of each function (at least 1).
+        warmup: untimed runs of each function first (caches, thread pools).
+
+    Returns:
+        name -> :class:`Timing` with ``repeats`` runs.
+    """
+    if repeats < 1 or warmup < 0:
+        raise ValueError(f"need repeats >= 1 and warmup >= 0, got {repeats} and {warmup}")
+    for _ in range(warmup):
+        for fn in fns.values():
+            fn()
+    runs: dict[str, list[float]] = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            runs[name].append(time.perf_counter() - start)
+    return {name: Timing(tuple(r)) for name, r in runs.items()}

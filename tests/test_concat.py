@@ -1,0 +1,81 @@
+"""Tests for mha.concat and the figures in mha.concat_plots."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt
+import pytest
+import torch
+
+import mha
+from mha import toy
+from mha.concat import cell_labels, columns_touched, decode, layer_output
+from mha.concat_plots import concat_matrix, reach, reshape_steps
+from mha.cost_plots import cost_vs_heads
+
+
+def test_without_output_projection_each_head_reaches_only_its_block() -> None:
+    W_q, W_k, W_v = toy.designed_heads()
+    touched = columns_touched(toy.X, W_q, W_k, W_v)
+    expected = torch.block_diag(*[torch.ones(1, 3, dtype=torch.bool)] * 3)
+    assert torch.equal(touched, expected)
+
+
+def test_with_output_projection_every_head_reaches_every_column() -> None:
+    W_q, W_k, W_v = toy.random_heads(3)
+    touched = columns_touched(toy.X, W_q, W_k, W_v, toy.random_output(3, 3))
+    assert touched.shape == (3, 9)
+    assert touched.all()
+
+
+def test_layer_output_matches_multi_head_attention() -> None:
+    W_q, W_k, W_v = toy.random_heads(3)
+    W_o = toy.random_output(3, 3)
+    out, _ = mha.multi_head_attention(toy.X, W_q, W_k, W_v, W_o)
+    assert torch.allclose(layer_output(toy.X, W_q, W_k, W_v, W_o), out, atol=1e-12)
+    assert layer_output(toy.X, W_q, W_k, W_v).shape == (5, 9)
+
+
+def test_cell_labels_follow_the_heads_through_concat() -> None:
+    h, n, d_v = 3, 5, 2
+    L = cell_labels(h, n, d_v)
+    C = mha.concat_heads(L.double()).long()
+    for word in range(n):
+        for col in range(h * d_v):
+            head, w, comp = decode(int(C[word, col]), n, d_v)
+            assert (head, w, comp) == (col // d_v, word, col % d_v)
+
+
+def test_reshape_without_transpose_puts_numbers_in_wrong_rows() -> None:
+    L = cell_labels(3, 5, 3)
+    wrong = L.reshape(5, 9)
+    words = [[decode(int(v), 5, 3)[1] for v in row] for row in wrong]
+    assert any(w != r for r, row in enumerate(words) for w in row)
+
+
+def test_cell_labels_reject_empty() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        cell_labels(0, 5, 3)
+
+
+def test_figures_draw() -> None:
+    W_q, W_k, W_v = toy.designed_heads()
+    H, _ = mha.heads(toy.X, W_q, W_k, W_v)
+    fig, (a, b) = plt.subplots(1, 2)
+    concat_matrix(a, mha.concat_heads(H), toy.SENTENCE, 3)
+    assert len(a.patches) == 5 * 9 + 3  # cells plus one frame per head
+    reach(b, columns_touched(toy.X, W_q, W_k, W_v))
+    assert len(b.patches) == 3 * 9
+    with pytest.raises(ValueError, match="multiple of h"):
+        concat_matrix(a, torch.zeros(5, 8), toy.SENTENCE, 3)
+    plt.close(fig)
+    fig = reshape_steps(toy.SENTENCE)
+    assert len(fig.axes) == 4
+    plt.close(fig)
+    fig = cost_vs_heads(512, 512, (1, 2, 4))
+    assert len(fig.axes) == 2
+    assert len(fig.axes[0].lines) == 2 and len(fig.axes[1].lines) == 4
+    plt.close(fig)

@@ -1,0 +1,64 @@
+"""Tests for mha.measure: FLOP counts of real calls and interleaved timing."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+import mha
+from mha import measure
+
+
+@pytest.mark.parametrize(("h", "d_k"), [(1, None), (4, None), (8, None), (2, 16)])
+def test_flops_of_heads_are_twice_the_counted_macs(h: int, d_k: int | None) -> None:
+    layer = measure.random_layer(12, 16, h, d_k, dtype=torch.float64)
+    counted = measure.flops(mha.heads, *layer.projections)
+    assert counted["total"] == measure.FLOPS_PER_MAC * layer.cost.macs_without_out
+
+
+def test_flops_of_whole_layer_include_the_output_projection() -> None:
+    layer = measure.random_layer(7, 12, 3)
+    counted = measure.flops(mha.multi_head_attention, *layer.projections, layer.W_o)
+    assert counted["total"] == 2 * layer.cost.macs_total
+    looped = measure.flops(mha.multi_head_attention_loop, *layer.projections, layer.W_o)
+    assert looped["total"] == counted["total"]
+
+
+def test_meta_layer_is_counted_without_data() -> None:
+    layer = measure.random_layer(512, 512, 16, 512, device="meta")
+    assert layer.X.device.type == "meta"
+    assert layer.W_q.shape == (16, 512, 512)
+    counted = measure.flops(mha.heads, *layer.projections)
+    assert counted["total"] == 2 * layer.cost.macs_without_out
+
+
+def test_random_layer_is_seeded_and_shaped() -> None:
+    a = measure.random_layer(5, 8, 2, seed=3)
+    b = measure.random_layer(5, 8, 2, seed=3)
+    c = measure.random_layer(5, 8, 2, seed=4)
+    assert a.X.shape == (5, 8) and a.W_q.shape == (2, 8, 4) and a.W_o.shape == (8, 8)
+    assert torch.equal(a.X, b.X) and torch.equal(a.W_v, b.W_v)
+    assert not torch.equal(a.W_q, c.W_q)
+    assert a.X.dtype == torch.float32
+
+
+def test_random_layer_rejects_heads_that_do_not_divide() -> None:
+    with pytest.raises(ValueError, match="cannot split"):
+        measure.random_layer(5, 9, 2)
+
+
+def test_time_interleaved_runs_in_turns() -> None:
+    order: list[str] = []
+    timings = measure.time_interleaved(
+        {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=4, warmup=1
+    )
+    assert order == ["a", "b"] * 5
+    assert set(timings) == {"a", "b"}
+    t = timings["a"]
+    assert len(t.runs) == 4
+    assert t.min <= t.median <= t.max
+
+
+def test_time_interleaved_rejects_no_repeats() -> None:
+    with pytest.raises(ValueError, match="repeats"):
+        measure.time_interleaved({"a": lambda: None}, repeats=0)
