@@ -17,16 +17,33 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@touch $@
 
-book: $(STAMP)
+# The site serves its own browser assets (book/_ext/offline_assets.py copies them from
+# node_modules): npm ci installs exactly what package-lock.json pins, again when it changes.
+NPM_STAMP := node_modules/.package-lock.json
+
+$(NPM_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || { echo "Node.js and npm are needed to build the book: apt-get install nodejs npm"; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	@touch $@
+
+book: $(STAMP) $(NPM_STAMP)
 	$(BIN)/jupyter-book build . -W --keep-going
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-test: $(STAMP)
+# test depends on book: the build executes every notebook, and tests/browser/ checks the
+# built site in Debian's chromium (installed by tests/browser/ensure-chromium when root).
+test: $(STAMP) book
+	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
 	$(BIN)/python -m pytest
 
+# .md notebooks open as notebooks (jupytext) rather than as text.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
 lab: $(STAMP)
+	@mkdir -p $(dir $(LAB_OVERRIDES))
+	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
 	$(BIN)/jupyter lab notebooks/
 
 clean:
