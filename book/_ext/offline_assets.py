@@ -1,0 +1,158 @@
+"""Make the built book work with no network: every script, style and font it loads is its own.
+
+Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
+
+* Third-party browser assets (require.js, the ipywidgets HTML manager, MathJax 3) are npm
+  packages pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``.
+  At ``build-finished`` the files pages need are copied from ``node_modules`` into
+  ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
+* MathJax is loaded from ``_vendor/mathjax`` (``mathjax_path``), and myst-nb's
+  ``nb_ipywidgets_js`` (the scripts of pages that hold widget state) is replaced by
+  require.js + our glue script + ``embed-amd.js``, all local. Our glue
+  (``static/mha-offline-widgets.js``) points the HTML manager's module paths, fonts and
+  "CDN" at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
+* sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
+  added: it appeared twice per page (a SyntaxError in the browser) and pointed at a CDN.
+  Launch buttons for Binder and Colab do not need it.
+* ``static/mha-book.css`` (ours) keeps figures readable in dark mode.
+* The theme's ``default_mode`` is set to "auto", so its script logs no console error.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+NODE_MODULES = ROOT / "node_modules"
+VENDOR = "_vendor"  # folder of the built site that holds the npm assets
+
+FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
+
+# (package, files or folders inside it to copy, suffixes to keep; None keeps all)
+ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
+    ("requirejs", ["require.js", "package.json"], None),
+    (
+        "@jupyter-widgets/html-manager",
+        ["dist"],
+        (*FONT_SUFFIXES, ".js", ".txt"),
+    ),
+    (
+        "mathjax",
+        [
+            "LICENSE",
+            "es5/tex-chtml.js",
+            "es5/input",
+            "es5/output/chtml.js",
+            "es5/output/chtml",
+            "es5/ui",
+            "es5/a11y",
+            "es5/sre",
+            "es5/adaptors",
+        ],
+        None,
+    ),
+]
+# html-manager's dist/ also holds embed.js (the non-AMD bundle) and libembed-amd.js (a copy
+# of what embed-amd.js already contains): pages never load them.
+SKIP_FILES = {"embed.js", "embed.js.map", "libembed-amd.js"}
+
+MATHJAX_PATH = f"../{VENDOR}/mathjax/es5/tex-chtml.js"  # relative to _static/
+WIDGETS_JS = {
+    # myst-nb adds these, in this order, to pages that hold widget state.
+    f"../{VENDOR}/requirejs/require.js": {},
+    "mha-offline-widgets.js": {},
+    f"../{VENDOR}/@jupyter-widgets/html-manager/dist/embed-amd.js": {},
+}
+
+
+def _check_node_modules() -> None:
+    """Fail with one line when ``npm ci`` has not installed what package-lock.json pins."""
+    lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]
+    for name, _, _ in ASSETS:
+        installed = NODE_MODULES / name / "package.json"
+        want = lock[f"node_modules/{name}"]["version"]
+        if not installed.is_file():
+            raise ExtensionError(f"{installed.parent} is missing: run `npm ci` (make book does)")
+        have = json.loads(installed.read_text())["version"]
+        if have != want:
+            raise ExtensionError(
+                f"node_modules has {name} {have}, package-lock.json pins {want}: run `npm ci`"
+            )
+
+
+def _files_to_copy() -> list[tuple[Path, Path]]:
+    pairs: list[tuple[Path, Path]] = []
+    for name, entries, suffixes in ASSETS:
+        base = NODE_MODULES / name
+        for entry in entries:
+            src = base / entry
+            files = sorted(p for p in src.rglob("*") if p.is_file()) if src.is_dir() else [src]
+            for f in files:
+                if f.name in SKIP_FILES or (suffixes and not f.name.endswith(suffixes)):
+                    continue
+                pairs.append((f, Path(VENDOR) / name / f.relative_to(base)))
+    return pairs
+
+
+def copy_vendor_assets(app: Sphinx, exception: Exception | None) -> None:
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    copied = 0
+    # Our own static files are in html_static_path, but Sphinx copies static files only
+    # when some page is rewritten: copy them here too, so an edit to them alone lands.
+    ours = [(p, Path("_static") / p.name) for p in sorted((HERE / "static").iterdir())]
+    for src, rel in [*ours, *_files_to_copy()]:
+        dst = outdir / rel
+        st = src.stat()
+        if dst.exists() and dst.stat().st_size == st.st_size and dst.stat().st_mtime >= st.st_mtime:
+            continue
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dst)
+        copied += 1
+    logger.info(f"offline_assets: {copied} vendored file(s) copied into {outdir / VENDOR}")
+
+
+# Tool folders that appear in the work tree (pytest, hypothesis, Jupyter) and hold .md files
+# that would otherwise be "not included in any toctree" warnings, i.e. build failures.
+EXCLUDE = [".pytest_cache", ".hypothesis", ".ruff_cache", ".git", "**/.ipynb_checkpoints"]
+
+
+def configure(app: Sphinx, config) -> None:
+    _check_node_modules()
+    config.exclude_patterns = [*config.exclude_patterns, *EXCLUDE]
+    config.mathjax_path = MATHJAX_PATH
+    config.nb_ipywidgets_js = dict(WIDGETS_JS)
+    config.html_static_path = [*config.html_static_path, str(HERE / "static")]
+    # pydata-sphinx-theme reads html_context["default_mode"]; unset, its JS logs the console
+    # error "Got invalid theme mode: . Resetting to auto." on every first visit.
+    config.html_context = {"default_mode": "auto", **config.html_context}
+
+
+def drop_thebe_config_script(app: Sphinx) -> None:
+    """Remove sphinx-thebe's handler that adds the THEBE_JS_URL inline script and thebe's JS."""
+    listeners = app.events.listeners.get("env-before-read-docs", [])
+    app.events.listeners["env-before-read-docs"] = [
+        listener
+        for listener in listeners
+        if getattr(listener.handler, "__qualname__", "") != "init_thebe_core"
+        or getattr(listener.handler, "__module__", "") != "sphinx_thebe"
+    ]
+
+
+def setup(app: Sphinx) -> dict:
+    app.setup_extension("sphinx.ext.mathjax")
+    app.connect("config-inited", configure)
+    app.connect("builder-inited", drop_thebe_config_script)
+    app.connect("build-finished", copy_vendor_assets)
+    app.add_css_file("mha-book.css")
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,109 @@
+/* Our glue between require.js, the ipywidgets HTML manager and MathJax 3.
+ *
+ * Loaded by book/_ext/offline_assets.py on pages that hold widget state,
+ * after require.js and before @jupyter-widgets/html-manager's embed-amd.js.
+ *
+ * 1. Everything the HTML manager loads comes from this site's own _vendor/
+ *    folder: require.js paths for its bundled modules (their webpack public
+ *    path, used for the icon fonts, is derived from the module's require.js
+ *    URL), the assets-path hook, and data-jupyter-widgets-cdn (the fallback
+ *    for widget modules it does not bundle) all point there, never at a CDN.
+ * 2. ipywidgets 8 typesets labels with the MathJax 2 API
+ *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
+ *    which has no Hub. We give every object assigned to window.MathJax a
+ *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
+ *    Widget labels write math as $...$, which Sphinx's MathJax 3 setup does not
+ *    treat as a delimiter (only \(...\)), so the label's text is rewritten to
+ *    \(...\) / \[...\] first; the rest of the page is left alone.
+ */
+(function () {
+  "use strict";
+  var me = document.currentScript;
+  var vendor = new URL("../_vendor/", me.src).href;
+  var dist = vendor + "@jupyter-widgets/html-manager/dist/";
+
+  window.__jupyter_widgets_assets_path__ = dist;
+  me.setAttribute("data-jupyter-widgets-cdn", vendor + "npm/");
+  me.setAttribute("data-jupyter-widgets-cdn-only", "");
+
+  var paths = {};
+  [
+    "@jupyter-widgets/base",
+    "@jupyter-widgets/base7",
+    "@jupyter-widgets/controls",
+    "@jupyter-widgets/controls7",
+    "@jupyter-widgets/html-manager",
+    "@jupyter-widgets/html-manager/dist/libembed-amd",
+  ].forEach(function (name) {
+    // Each bundled module gets a URL inside dist/, so that its public path is dist/.
+    paths[name] = dist + name.replace(/\//g, "_").replace(/^@/, "");
+  });
+  window.requirejs.config({ baseUrl: vendor + "npm/", paths: paths });
+
+  // ---- MathJax 2 -> 3 bridge ----
+  var pending = [];
+  function dollarsToTex(el) {
+    var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    var nodes = [];
+    while (walker.nextNode()) nodes.push(walker.currentNode);
+    nodes.forEach(function (n) {
+      if (n.nodeValue.indexOf("$") < 0) return;
+      n.nodeValue = n.nodeValue
+        .replace(/\$\$([^$]+)\$\$/g, "\\[$1\\]")
+        .replace(/(^|[^\\])\$([^$]+)\$/g, "$1\\($2\\)");
+    });
+  }
+  function typeset(elements) {
+    elements.forEach(dollarsToTex);
+    var mj = window.MathJax;
+    if (!mj || typeof mj.typesetPromise !== "function") {
+      Array.prototype.push.apply(pending, elements);
+      return;
+    }
+    var ready = (mj.startup && mj.startup.promise) || Promise.resolve();
+    var next = ready
+      .then(function () {
+        return mj.typesetPromise(elements);
+      })
+      .catch(function (err) {
+        console.warn("MathJax typeset of a widget label failed", err);
+      });
+    if (mj.startup) mj.startup.promise = next;
+  }
+  var hub = {
+    Queue: function () {
+      for (var i = 0; i < arguments.length; i++) {
+        var job = arguments[i];
+        if (Array.isArray(job) && job[0] === "Typeset" && job[2]) typeset([job[2]]);
+      }
+    },
+  };
+  function addHub(obj) {
+    if (obj && typeof obj === "object" && !obj.Hub) {
+      Object.defineProperty(obj, "Hub", { value: hub, enumerable: false, configurable: true });
+    }
+  }
+  var current = window.MathJax;
+  addHub(current);
+  Object.defineProperty(window, "MathJax", {
+    configurable: true,
+    enumerable: true,
+    get: function () {
+      return current;
+    },
+    set: function (value) {
+      current = value;
+      addHub(value);
+    },
+  });
+  // Labels rendered before MathJax 3 finished loading are typeset once it has.
+  window.addEventListener("load", function () {
+    var mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise && pending.length) {
+      mj.startup.promise.then(function () {
+        var els = pending.splice(0);
+        typeset(els);
+      });
+    }
+  });
+})();

@@ -1,0 +1,226 @@
+"""Shared browser harness: serve the built book on 127.0.0.1 and drive Debian's chromium.
+
+Used by the browser tests (conftest.py), screenshot.py and measure.py. The browser is
+Debian's /usr/bin/chromium (Playwright's own browser download does not work here) with a
+fresh user-data-dir; every request that does not go to 127.0.0.1 is aborted and recorded.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE = Path(os.environ.get("MHA_BOOK_HTML", ROOT / "_build" / "html"))
+CHROMIUM = os.environ.get("MHA_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+# Folders of the built site that hold assets, not pages.
+NOT_PAGES = ("_static", "_vendor", "_sources", "_images", "_downloads", "_panels_static")
+
+
+def ensure_chromium() -> str:
+    """Return the chromium path; install Debian's package when root and it is missing."""
+    if Path(CHROMIUM).is_file():
+        return CHROMIUM
+    if os.geteuid() == 0 and shutil.which("apt-get") and CHROMIUM == "/usr/bin/chromium":
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+        subprocess.run(
+            ["apt-get", "install", "-y", "-qq", "chromium"],
+            check=True,
+            env=env,
+            stdout=subprocess.DEVNULL,
+        )
+        if Path(CHROMIUM).is_file():
+            return CHROMIUM
+    raise RuntimeError(f"{CHROMIUM} is missing: as root run `apt-get install -y chromium`")
+
+
+def pages(site: Path = SITE) -> list[str]:
+    """Every page of the built book, as paths relative to the site root."""
+    found = []
+    for p in sorted(site.rglob("*.html")):
+        rel = p.relative_to(site)
+        if rel.parts[0] in NOT_PAGES:
+            continue
+        found.append(rel.as_posix())
+    return found
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):
+        pass
+
+
+@contextlib.contextmanager
+def serve(site: Path = SITE) -> Iterator[str]:
+    """Serve ``site`` on 127.0.0.1 (a free port) in a thread; yield the base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextlib.contextmanager
+def browser_context(playwright, **context_args):
+    """A persistent chromium context in a fresh, temporary user-data-dir."""
+    executable = ensure_chromium()
+    with tempfile.TemporaryDirectory(prefix="mha-chromium-") as user_data_dir:
+        context = playwright.chromium.launch_persistent_context(
+            user_data_dir,
+            executable_path=executable,
+            headless=True,
+            args=CHROMIUM_ARGS,
+            service_workers="block",
+            **context_args,
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@dataclass
+class PageLog:
+    """What one page did that a reader would call broken."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    external_requests: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        return [
+            *(f"console error: {m}" for m in self.console_errors),
+            *(f"page error: {m}" for m in self.page_errors),
+            *(f"failed request: {m}" for m in self.failed_requests),
+            *(f"request leaving 127.0.0.1: {m}" for m in self.external_requests),
+        ]
+
+
+def guard(context) -> None:
+    """Abort every request of ``context`` that is not to 127.0.0.1 (recorded per page)."""
+
+    def route(r):
+        if urlsplit(r.request.url).hostname == "127.0.0.1" or r.request.url.startswith("data:"):
+            r.continue_()
+        else:
+            log = getattr(r.request.frame.page, "_mha_log", None)
+            if log is not None:
+                log.external_requests.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    context.route("**/*", route)
+
+
+def watch(page) -> PageLog:
+    """Record console errors, page errors and failed requests of ``page``."""
+    log = PageLog()
+    page._mha_log = log
+    page.on(
+        "console",
+        lambda m: (
+            log.console_errors.append(f"{m.text} ({m.location.get('url')})")
+            if m.type == "error"
+            else None
+        ),
+    )
+    page.on("pageerror", lambda e: log.page_errors.append(str(e)))
+
+    def failed(req):
+        if urlsplit(req.url).hostname == "127.0.0.1":  # external ones are logged by guard
+            log.failed_requests.append(f"{req.url}: {req.failure}")
+
+    page.on("requestfailed", failed)
+    page.on(
+        "response",
+        lambda r: (
+            log.failed_requests.append(f"{r.url}: HTTP {r.status}") if r.status >= 400 else None
+        ),
+    )
+    return log
+
+
+# JavaScript run in the page ---------------------------------------------------------------
+
+# Resolves when MathJax (if the page loads it) has typeset and every widget view script has
+# been rendered by the HTML manager (if the page has widgets).
+SETTLE_JS = """
+async (timeoutMs) => {
+  const t0 = performance.now();
+  const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+  const mjLoading = () => !!document.querySelector('script[src*="mathjax"]');
+  while (mjLoading() && !(window.MathJax && window.MathJax.startup
+                          && window.MathJax.startup.promise)) {
+    if (performance.now() - t0 > timeoutMs) return 'MathJax did not start';
+    await sleep(25);
+  }
+  if (mjLoading()) await window.MathJax.startup.promise;
+  const views = () => document.querySelectorAll(
+      'script[type="application/vnd.jupyter.widget-view+json"]');
+  const rendered = () => Array.from(views()).every((s) => {
+    const sub = s.previousElementSibling;
+    return sub && sub.classList.contains('widget-subarea') && sub.childElementCount > 0;
+  });
+  while (views().length && !rendered()) {
+    if (performance.now() - t0 > timeoutMs) return 'widgets did not render';
+    await sleep(25);
+  }
+  if (mjLoading()) await window.MathJax.startup.promise;
+  return 'ok';
+}
+"""
+
+# The data-* attributes and number cells of every visible .mha-view (inside ``root``).
+VISIBLE_VIEWS_JS = """
+(root) => {
+  root = root || document;
+  const out = [];
+  for (const v of root.querySelectorAll('.mha-view')) {
+    if (!v.checkVisibility()) continue;
+    const attrs = {};
+    for (const [k, val] of Object.entries(v.dataset)) attrs[k] = val;
+    const cells = [];
+    v.querySelectorAll('[data-value]').forEach((c, i) => {
+      cells.push({key: c.dataset.key || c.dataset.cell || String(i), value: c.dataset.value});
+    });
+    out.push({attrs, cells});
+  }
+  return out;
+}
+"""
+
+
+def settle(page, timeout_ms: int = 20000) -> None:
+    state = page.evaluate(SETTLE_JS, timeout_ms)
+    if state != "ok":
+        raise AssertionError(f"{page.url}: {state} within {timeout_ms} ms")
+
+
+def visible_views(page, root=None) -> list[dict]:
+    return page.evaluate(VISIBLE_VIEWS_JS, root)
