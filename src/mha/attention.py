@@ -79,8 +79,11 @@ def heads(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tensor, Ten
         per head, and ``weights (..., h, n, n)``.
     """
     checks.projections(X, W_q, W_k, W_v, heads=True)
-    X = X.unsqueeze(-3)  # (..., 1, n, d_model): the same X for every head
-    Q, K, V = X @ W_q, X @ W_k, X @ W_v  # (..., h, n, d_k) each; no head sees another
+    # The same X goes into every head: each projection is X @ W[i] for every head i at once,
+    # written as one einsum so torch runs it as one matmul instead of h broadcast copies of X.
+    Q = torch.einsum("...nd,hdk->...hnk", X, W_q)  # (..., h, n, d_k)
+    K = torch.einsum("...nd,hdk->...hnk", X, W_k)  # (..., h, n, d_k)
+    V = torch.einsum("...nd,hdv->...hnv", X, W_v)  # (..., h, n, d_v); no head sees another
     return scaled_dot_product(Q, K, V)  # (..., h, n, d_v), (..., h, n, n)
 
 
