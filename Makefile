@@ -8,7 +8,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab clean
+.PHONY: book test lab bench clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
@@ -48,3 +48,8 @@ lab: $(STAMP)
 
 clean:
 	rm -rf _build
+
+# Benchmarks (not tests): writes benchmarks/results.json and benchmarks/results.md.
+bench: $(STAMP) $(NPM_STAMP)
+	@tests/browser/ensure-chromium
+	$(BIN)/python benchmarks/run.py

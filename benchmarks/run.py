@@ -1,0 +1,398 @@
+"""Benchmarks: what the book claims, and how fast the book runs.
+
+Run with ``make bench``. Writes ``benchmarks/results.json`` and a readable
+``benchmarks/results.md``, which the book's appendix includes.
+
+Every comparison is a ratio of two things timed in the same process,
+interleaved (A B A B ...) after warm-up; we report the median, min and max of
+the per-pair ratios. These are measurements, not tests: nothing here asserts a
+time.
+
+Sections (``--only`` picks some): ``cost``, ``torch``, ``live``, ``static``, ``build``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+import mha
+from mha import measure
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT_JSON = ROOT / "benchmarks" / "results.json"
+OUT_MD = ROOT / "benchmarks" / "results.md"
+
+
+def spread(values: list[float]) -> dict[str, float]:
+    """Median, min and max of a list of numbers."""
+    return {
+        "median": statistics.median(values),
+        "min": min(values),
+        "max": max(values),
+        "runs": len(values),
+    }
+
+
+def ratio_of_pairs(a: measure.Timing, b: measure.Timing) -> dict[str, float]:
+    """Per-pair ratios a_i / b_i of two interleaved timings, summarised."""
+    return spread([x / y for x, y in zip(a.runs, b.runs, strict=True)])
+
+
+def machine() -> dict[str, Any]:
+    """Cores, CPU model and torch threads of this machine."""
+    model = platform.processor() or ""
+    cpuinfo = Path("/proc/cpuinfo")
+    if cpuinfo.exists():
+        for line in cpuinfo.read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "cores": os.cpu_count(),
+        "cpu": model,
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+    }
+
+
+# 1. The cost claim ---------------------------------------------------------------------------
+
+
+def bench_cost(repeats: int) -> dict[str, Any]:
+    """8 heads of width 64 against 1 head of width 512 at n = d_model = 512."""
+    n, d_model = 512, 512
+    narrow = measure.random_layer(n, d_model, h=8, seed=1)
+    wide = measure.random_layer(n, d_model, h=1, seed=1)
+    counts = {}
+    for name, layer in (("narrow", narrow), ("wide", wide)):
+        whole = measure.flops(mha.heads, *layer.projections)["total"]
+        Q = torch.einsum("nd,hdk->hnk", layer.X, layer.W_q)  # (h, n, d_k)
+        K = torch.einsum("nd,hdk->hnk", layer.X, layer.W_k)  # (h, n, d_k)
+        V = torch.einsum("nd,hdk->hnk", layer.X, layer.W_v)  # (h, n, d_k)
+        attention = measure.flops(mha.scaled_dot_product, Q, K, V)["total"]
+        layer_flops = measure.flops(mha.multi_head_attention, *layer.projections, layer.W_o)[
+            "total"
+        ]
+        params = sum(w.numel() for w in (layer.W_q, layer.W_k, layer.W_v))
+        counts[name] = {
+            "projection_flops": whole - attention,
+            "scoring_blending_flops": attention,
+            "layer_flops": layer_flops,
+            "params_without_out": params,
+            "params_with_out": params + layer.W_o.numel(),
+            "predicted": layer.cost.as_dict(),
+        }
+    with torch.no_grad():
+        heads_t = measure.time_interleaved(
+            {
+                "narrow": lambda: mha.heads(*narrow.projections),
+                "wide": lambda: mha.heads(*wide.projections),
+            },
+            repeats=repeats,
+        )
+        layer_t = measure.time_interleaved(
+            {
+                "narrow": lambda: mha.multi_head_attention(*narrow.projections, narrow.W_o),
+                "wide": lambda: mha.multi_head_attention(*wide.projections, wide.W_o),
+            },
+            repeats=repeats,
+        )
+    equal = all(
+        counts["narrow"][k] == counts["wide"][k]
+        for k in ("projection_flops", "scoring_blending_flops", "layer_flops")
+    )
+    return {
+        "n": n,
+        "d_model": d_model,
+        "narrow": "h = 8, d_k = 64",
+        "wide": "h = 1, d_k = 512",
+        "counts": counts,
+        "split_flops_equal": equal,
+        "split_time_ratio": ratio_of_pairs(heads_t["narrow"], heads_t["wide"]),
+        "layer_time_ratio": ratio_of_pairs(layer_t["narrow"], layer_t["wide"]),
+        "narrow_ms": 1e3 * heads_t["narrow"].median,
+        "wide_ms": 1e3 * heads_t["wide"].median,
+    }
+
+
+# 2. Our attention against PyTorch's ---------------------------------------------------------
+
+
+def torch_layer(d_model: int, h: int) -> tuple[torch.nn.MultiheadAttention, tuple]:
+    """A bias-free ``torch.nn.MultiheadAttention`` and the same weights in mha's layout."""
+    torch.manual_seed(0)
+    layer = torch.nn.MultiheadAttention(d_model, h, bias=False, batch_first=True).eval()
+    A_q, A_k, A_v = layer.in_proj_weight.detach().split(d_model)  # (d, d) each, y = x A^T
+    W = tuple(mha.split_heads(A.T, h).contiguous() for A in (A_q, A_k, A_v))  # (h, d, d_k)
+    W_o = layer.out_proj.weight.detach().T.contiguous()  # (h*d_k, d)
+    return layer, (*W, W_o)
+
+
+def bench_torch(repeats: int) -> dict[str, Any]:
+    """``mha.multi_head_attention`` against ``torch.nn.MultiheadAttention``, float32."""
+    n, d_model, h = 512, 512, 8
+    layer, weights = torch_layer(d_model, h)
+    out: dict[str, Any] = {"n": n, "d_model": d_model, "h": h, "cases": {}}
+    for batch in (None, 8):
+        shape = (n, d_model) if batch is None else (batch, n, d_model)
+        X = torch.randn(*shape, generator=torch.Generator().manual_seed(2))
+        Xb = X if batch is not None else X.unsqueeze(0)  # torch's batch_first wants a batch
+
+        def ours(X: torch.Tensor = X) -> Any:
+            return mha.multi_head_attention(X, *weights)
+
+        def theirs(Xb: torch.Tensor = Xb) -> Any:  # per-head weights, as ours returns
+            return layer(Xb, Xb, Xb, need_weights=True, average_attn_weights=False)
+
+        def theirs_fast(Xb: torch.Tensor = Xb) -> Any:  # no weights: the fused SDPA path
+            return layer(Xb, Xb, Xb, need_weights=False)
+
+        with torch.no_grad():
+            got, want = ours(), theirs()
+            max_diff = float((got[0] - want[0].reshape(got[0].shape)).abs().max())
+            t = measure.time_interleaved(
+                {"ours": ours, "torch": theirs, "torch_fast": theirs_fast}, repeats=repeats
+            )
+        out["cases"]["unbatched" if batch is None else f"batch {batch}"] = {
+            "ratio": ratio_of_pairs(t["ours"], t["torch"]),
+            "ratio_vs_no_weights": ratio_of_pairs(t["ours"], t["torch_fast"]),
+            "ours_ms": 1e3 * t["ours"].median,
+            "torch_ms": 1e3 * t["torch"].median,
+            "torch_no_weights_ms": 1e3 * t["torch_fast"].median,
+            "max_abs_diff": max_diff,
+        }
+    out["mha_vs_torch_ratio"] = max(c["ratio"]["median"] for c in out["cases"].values())
+    return out
+
+
+# 3. The live slider step --------------------------------------------------------------------
+
+
+def bench_live() -> dict[str, Any]:
+    """The explorer's kernel-side response to each h / d_k change, and a full recompute."""
+    from mha import explorer
+
+    start = time.perf_counter()
+    e = explorer.Explorer()
+    build_s = time.perf_counter() - start
+    steps: list[float] = []
+    for h in e.h_slider.options:
+        for d_k in e.d_k_slider.options:
+            for slider, value in ((e.h_slider, h), (e.d_k_slider, d_k)):
+                t0 = time.perf_counter()
+                slider.value = value  # observe() switches every panel's stack
+                steps.append(1e3 * (time.perf_counter() - t0))
+    recompute: list[float] = []
+    n, d_model = len(mha.toy.SENTENCE), mha.toy.D_MODEL
+    for h in e.h_slider.options:
+        for d_k in e.d_k_slider.options:
+            t0 = time.perf_counter()
+            explorer.rows_html(h, d_k, mha.toy.CHASED)
+            explorer.heads_html(h, d_k)
+            explorer.cost_html(n, d_model, h, d_k)
+            recompute.append(1e3 * (time.perf_counter() - t0))
+    steps.sort()
+    return {
+        "positions": len(steps),
+        "live_step_ms_median": statistics.median(steps),
+        "live_step_ms_p95": steps[int(0.95 * (len(steps) - 1))],
+        "recompute_ms_median": statistics.median(recompute),
+        "recompute_ms_max": max(recompute),
+        "explorer_build_s": build_s,
+    }
+
+
+# 4. The static site --------------------------------------------------------------------------
+
+
+def bench_static() -> dict[str, Any]:
+    """Slider switch times, first render and page weights in headless Chromium."""
+    sys.path.insert(0, str(ROOT / "tests" / "browser"))
+    import measure as browser_measure  # tests/browser/measure.py
+
+    return browser_measure.measure_site(ROOT / "_build" / "html")
+
+
+# 5. The build --------------------------------------------------------------------------------
+
+
+def build(clean: bool) -> float:
+    """Seconds to run the book command's build (``jupyter-book build``)."""
+    if clean:
+        shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    start = time.perf_counter()
+    subprocess.run(["make", "book"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def notebook_times() -> dict[str, float]:
+    """Each notebook's execution seconds, as recorded by the build's execution cache."""
+    from jupyter_cache import get_cache
+
+    cache = get_cache(ROOT / "_build" / ".jupyter_cache")
+    times = {}
+    for record in cache.list_cache_records():
+        seconds = (record.data or {}).get("execution_seconds")
+        if seconds is not None:
+            times[Path(record.uri).name] = round(float(seconds), 2)
+    return dict(sorted(times.items()))
+
+
+def bench_build() -> dict[str, Any]:
+    """A cold build with an empty execution cache, then a rebuild with nothing changed."""
+    cold = build(clean=True)
+    nochange = build(clean=False)
+    return {"build_cold_s": cold, "build_nochange_s": nochange, "notebooks_s": notebook_times()}
+
+
+# Report ---------------------------------------------------------------------------------------
+
+
+def fmt_ratio(r: dict[str, float]) -> str:
+    return f"{r['median']:.2f} (min {r['min']:.2f}, max {r['max']:.2f}, {r['runs']} pairs)"
+
+
+def markdown(results: dict[str, Any]) -> str:
+    """The results as Markdown tables."""
+    m = results["machine"]
+    lines = [
+        "<!-- generated by benchmarks/run.py (make bench); do not edit by hand -->",
+        f"Measured {results['date']} on {m['cores']} cores ({m['cpu']}), "
+        f"torch {m['torch']} with {m['torch_threads']} threads, Python {m['python']}.",
+        "",
+        "| measurement | result | goal |",
+        "|---|---|---|",
+    ]
+
+    def row(name: str, value: str, goal: str = "") -> None:
+        lines.append(f"| {name} | {value} | {goal} |")
+
+    if c := results.get("cost"):
+        row(
+            "FLOPs equal, 8×64 vs 1×512 (`split_flops_equal`)",
+            str(c["split_flops_equal"]),
+            "True (chapter)",
+        )
+        cn, cw = c["counts"]["narrow"], c["counts"]["wide"]
+        row(
+            "projection FLOPs, narrow / wide",
+            f"{cn['projection_flops']:,} / {cw['projection_flops']:,}",
+        )
+        row(
+            "scoring+blending FLOPs, narrow / wide",
+            f"{cn['scoring_blending_flops']:,} / {cw['scoring_blending_flops']:,}",
+        )
+        row(
+            "parameters without / with W^O (narrow)",
+            f"{cn['params_without_out']:,} / {cn['params_with_out']:,}",
+            "3·d² / 4·d²",
+        )
+        row(
+            "time, 8 narrow / 1 wide head (`split_time_ratio`)",
+            fmt_ratio(c["split_time_ratio"]),
+            "≈ 1 if cost were all FLOPs",
+        )
+        row("time of the whole layer with W^O, narrow / wide", fmt_ratio(c["layer_time_ratio"]))
+    if t := results.get("torch"):
+        for case, v in t["cases"].items():
+            row(f"mha / torch.nn.MultiheadAttention, {case}", fmt_ratio(v["ratio"]), "≤ 1.2")
+            row(
+                f"mha / torch without weights (fused path), {case}",
+                fmt_ratio(v["ratio_vs_no_weights"]),
+            )
+        row("`mha_vs_torch_ratio` (worst case, median)", f"{t['mha_vs_torch_ratio']:.2f}", "≤ 1.2")
+    if live := results.get("live"):
+        row(
+            "live slider step, median / p95 (ms)",
+            f"{live['live_step_ms_median']:.3f} / {live['live_step_ms_p95']:.3f}",
+            "≤ 30 ms",
+        )
+        row(
+            "recompute one view from scratch, median / max (ms)",
+            f"{live['recompute_ms_median']:.1f} / {live['recompute_ms_max']:.1f}",
+            "≤ 30 ms",
+        )
+    if s := results.get("static"):
+        for k, v in s.items():
+            if isinstance(v, (int, float)):
+                row(f"`{k}`", f"{v:,.3f}" if isinstance(v, float) else f"{v:,}")
+    if b := results.get("build"):
+        row("cold build, empty cache (s) (`build_cold_s`)", f"{b['build_cold_s']:.1f}", "≤ 60 s")
+        row("no-change rebuild (s) (`build_nochange_s`)", f"{b['build_nochange_s']:.1f}", "≤ 5 s")
+        for nb, sec in b["notebooks_s"].items():
+            row(f"execution of {nb} (s)", f"{sec:.1f}", "< 20 s")
+    return "\n".join(lines) + "\n"
+
+
+SECTIONS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
+    "cost": lambda a: bench_cost(a.repeats),
+    "torch": lambda a: bench_torch(a.repeats),
+    "live": lambda a: bench_live(),
+    "build": lambda a: bench_build(),
+    "static": lambda a: bench_static(),  # after "build": it measures the built site
+}
+
+# The issue's keys, flat at the top of results.json: (section, path into it).
+SUMMARY = {
+    "split_flops_equal": ("cost", ["split_flops_equal"]),
+    "split_time_ratio": ("cost", ["split_time_ratio", "median"]),
+    "mha_vs_torch_ratio": ("torch", ["mha_vs_torch_ratio"]),
+    "live_step_ms_median": ("live", ["live_step_ms_median"]),
+    "live_step_ms_p95": ("live", ["live_step_ms_p95"]),
+    "static_switch_ms_median": ("static", ["static_switch_ms_median"]),
+    "static_switch_ms_p95": ("static", ["static_switch_ms_p95"]),
+    "first_render_s": ("static", ["first_render_s"]),
+    "max_page_bytes": ("static", ["max_page_bytes"]),
+    "build_cold_s": ("build", ["build_cold_s"]),
+    "build_nochange_s": ("build", ["build_nochange_s"]),
+}
+
+
+def summary(results: dict[str, Any]) -> dict[str, Any]:
+    """The issue's keys, picked out of the sections measured so far."""
+    out = {}
+    for key, (section, path) in SUMMARY.items():
+        value: Any = results.get(section)
+        for step in path:
+            value = value.get(step) if isinstance(value, dict) else None
+        if value is not None:
+            out[key] = value
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", nargs="*", choices=list(SECTIONS), default=list(SECTIONS))
+    parser.add_argument("--skip", nargs="*", choices=list(SECTIONS), default=[])
+    parser.add_argument("--repeats", type=int, default=25, help="timed pairs per comparison")
+    args = parser.parse_args()
+    results: dict[str, Any] = json.loads(OUT_JSON.read_text()) if OUT_JSON.exists() else {}
+    results["machine"] = machine()
+    results["date"] = time.strftime("%Y-%m-%d")
+    for name in [s for s in args.only if s not in args.skip]:
+        print(f"[bench] {name} ...", flush=True)
+        start = time.perf_counter()
+        results[name] = SECTIONS[name](args)
+        print(f"[bench] {name} done in {time.perf_counter() - start:.1f} s", flush=True)
+    results["summary"] = summary(results)
+    OUT_JSON.write_text(json.dumps(results, indent=2) + "\n")
+    OUT_MD.write_text(markdown(results))
+    print(OUT_MD.read_text())
+
+
+if __name__ == "__main__":
+    main()
