@@ -109,7 +109,7 @@ def matrix_and_row(
     one row they are reading sits in the whole table.
     """
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(10, 3.9), gridspec_kw={"width_ratios": [1.05, 1]}
+        1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.05, 1]}
     )
     heatmap(left, weights, words, words, matrix_title)
     n = weights.shape[-1]
