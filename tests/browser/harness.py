@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -33,8 +35,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-# Folders of the built site that hold assets, not pages.
-NOT_PAGES = ("_static", "_vendor", "_sources", "_images", "_downloads", "_panels_static")
 
 
 def ensure_chromium() -> str:
@@ -55,15 +55,28 @@ def ensure_chromium() -> str:
     raise RuntimeError(f"{CHROMIUM} is missing: as root run `apt-get install -y chromium`")
 
 
-def pages(site: Path = SITE) -> list[str]:
-    """Every page of the built book, as paths relative to the site root."""
-    found = []
-    for p in sorted(site.rglob("*.html")):
-        rel = p.relative_to(site)
-        if rel.parts[0] in NOT_PAGES:
-            continue
-        found.append(rel.as_posix())
-    return found
+def book_pages(site: Path = SITE) -> list[str]:
+    """Pages of the current build: Sphinx's docnames (from searchindex.js) plus the
+    generated genindex/search pages and the root redirect. Stale files that an earlier build
+    left in _build/html are not pages of this build."""
+    index = site / "searchindex.js"
+    if not index.is_file():
+        return []
+    text = index.read_text(encoding="utf-8")
+    data = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    found = [f"{d}.html" for d in data["docnames"]]
+    found += [p for p in ("genindex.html", "search.html", "index.html") if (site / p).is_file()]
+    return sorted(set(found))
+
+
+def is_redirect(site: Path, rel: str) -> str | None:
+    """The target of a ``<meta http-equiv="refresh">`` page, else None."""
+    m = re.search(
+        r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"',
+        (site / rel).read_text(encoding="utf-8"),
+        re.IGNORECASE,
+    )
+    return m.group(1) if m else None
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -203,8 +216,8 @@ VISIBLE_VIEWS_JS = """
   const out = [];
   for (const v of root.querySelectorAll('.mha-view')) {
     if (!v.checkVisibility()) continue;
-    const attrs = {};
-    for (const [k, val] of Object.entries(v.dataset)) attrs[k] = val;
+    const attrs = {};  // data-* attributes, names without "data-"
+    for (const a of v.attributes) if (a.name.startsWith('data-')) attrs[a.name.slice(5)] = a.value;
     const cells = [];
     v.querySelectorAll('[data-value]').forEach((c, i) => {
       cells.push({key: c.dataset.key || c.dataset.cell || String(i), value: c.dataset.value});

@@ -1,0 +1,73 @@
+"""Fixtures of the browser tests: the built site served on 127.0.0.1, one chromium context.
+
+The site is ``_build/html`` (``make test`` builds it first; ``MHA_BOOK_HTML`` points
+elsewhere). These tests never skip for a missing browser or site: they fail, with one line
+saying what to run.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import harness
+import pytest
+
+
+@pytest.fixture(scope="session")
+def site() -> Path:
+    if not (harness.SITE / "searchindex.js").is_file():
+        pytest.fail(f"{harness.SITE} holds no built book: run `make book` first", pytrace=False)
+    return harness.SITE
+
+
+@pytest.fixture(scope="session")
+def base_url(site):
+    with harness.serve(site) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def context():
+    try:
+        harness.ensure_chromium()
+    except RuntimeError as e:
+        pytest.fail(str(e), pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with (
+        sync_playwright() as pw,
+        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
+    ):
+        harness.guard(ctx)
+        yield ctx
+
+
+@dataclass
+class Loaded:
+    page: object
+    log: harness.PageLog
+    rel: str
+
+
+@pytest.fixture
+def open_page(site, base_url, context):
+    """open_page(rel) -> Loaded: the page loaded, MathJax done and widgets rendered."""
+    opened = []
+
+    def _open(rel: str) -> Loaded:
+        page = context.new_page()
+        opened.append(page)
+        log = harness.watch(page)
+        page.goto(base_url + rel, wait_until="load")
+        target = harness.is_redirect(site, rel.split("?")[0])
+        if target:
+            page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
+            page.wait_for_load_state("load")
+        harness.settle(page)
+        return Loaded(page, log, rel)
+
+    yield _open
+    for p in opened:
+        p.close()

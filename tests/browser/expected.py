@@ -1,0 +1,131 @@
+"""The numeric hook: what numbers should a precomputed widget view show?
+
+Every view is ``<div class="mha-view" data-view="NAME" data-...>`` and every number it shows
+is an element with ``data-key`` and ``data-value``. Given the view's ``data-*`` attributes
+(names without ``data-``, hyphens as underscores, values as strings), the chapter authors'
+code recomputes the numbers with ``mha``:
+
+1. ``mha.explorer.expected_view(**attrs) -> {data-key: value}`` when that function exists;
+2. otherwise ``mha.widgets.expected(view, **attrs)`` (the registry of view types that the
+   ``mha`` modules fill with ``@register_expected``); every ``mha`` submodule is imported so
+   each registers its view types.
+
+``None`` means the view type has no registered expectation.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import math
+import pkgutil
+from collections.abc import Callable
+from html.parser import HTMLParser
+
+Hook = Callable[[dict[str, str]], "dict[str, float | str] | None"]
+
+
+def hook() -> Hook | None:
+    """The function that recomputes a view's numbers, or None if mha provides none yet."""
+    if importlib.util.find_spec("mha") is None:
+        return None
+    if importlib.util.find_spec("mha.explorer") is not None:
+        explorer = importlib.import_module("mha.explorer")  # errors in it are real failures
+        fn = getattr(explorer, "expected_view", None)
+        if callable(fn):
+            return lambda attrs: fn(**attrs)
+    if importlib.util.find_spec("mha.widgets") is None:
+        return None
+    widgets = importlib.import_module("mha.widgets")
+    registry_fn = getattr(widgets, "expected", None)
+    if not callable(registry_fn):
+        return None
+    mha = importlib.import_module("mha")
+    for mod in pkgutil.iter_modules(mha.__path__):
+        importlib.import_module(f"mha.{mod.name}")
+
+    def via_registry(attrs: dict[str, str]):
+        rest = {k: v for k, v in attrs.items() if k != "view"}
+        return registry_fn(attrs.get("view", ""), **rest)
+
+    return via_registry
+
+
+def _decimals_tolerance(shown: str) -> float:
+    """Half a unit in the last printed digit of ``shown`` (e.g. '0.1235' -> 5e-5)."""
+    mantissa, _, exp = shown.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (-decimals + (int(exp) if exp else 0))
+
+
+def compare(
+    where: str, attrs: dict[str, str], cells: dict[str, str], expected: dict | None
+) -> list[str]:
+    """Mismatches between a view's number cells and the recomputed numbers."""
+    if expected is None:
+        if cells:
+            return [
+                f"{where}: view type {attrs.get('view')!r} shows {len(cells)} numbers but mha "
+                "registers no expected values for it"
+            ]
+        return []
+    problems = []
+    for key, want in expected.items():
+        if key not in cells:
+            problems.append(f"{where} {attrs}: expected number {key!r} is not shown")
+            continue
+        shown = cells[key]
+        if isinstance(want, int | float):
+            try:
+                got = float(shown)
+            except ValueError:
+                problems.append(f"{where} {attrs}: {key} shows {shown!r}, expected {want}")
+                continue
+            # Half a unit in the last printed digit, plus float32 round-off (views are
+            # computed in float32 torch, expectations may be float64).
+            tol = _decimals_tolerance(shown) + 2e-6 * abs(float(want)) + 1e-9
+            if not math.isclose(got, float(want), abs_tol=tol):
+                problems.append(f"{where} {attrs}: {key} shows {shown}, mha computes {want}")
+        elif str(want) != shown:
+            problems.append(f"{where} {attrs}: {key} shows {shown!r}, expected {want!r}")
+    for key in cells.keys() - expected.keys():
+        problems.append(f"{where} {attrs}: number {key!r} is shown but not recomputed by mha")
+    return problems
+
+
+def attr_name(data_attribute: str) -> str:
+    """'data-word-index' -> 'word_index'."""
+    return data_attribute.removeprefix("data-").replace("-", "_")
+
+
+class _ViewParser(HTMLParser):
+    """Collects each .mha-view's data-* attributes and its (data-key, data-value) cells.
+
+    Views are not nested: a number cell belongs to the last view opened before it.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.views: list[tuple[dict[str, str], dict[str, str]]] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        is_view = "mha-view" in (a.get("class") or "").split()
+        if is_view:
+            self.views.append(
+                (
+                    {attr_name(k): v or "" for k, v in a.items() if k.startswith("data-")},
+                    {},
+                )
+            )
+        elif self.views and "data-value" in a:
+            cells = self.views[-1][1]
+            cells[a.get("data-key") or str(len(cells))] = a["data-value"] or ""
+
+
+def parse_views(html: str) -> list[tuple[dict[str, str], dict[str, str]]]:
+    """[(attrs, cells)] of every .mha-view in an HTML fragment."""
+    p = _ViewParser()
+    p.feed(html)
+    p.close()
+    return p.views

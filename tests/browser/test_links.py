@@ -1,0 +1,63 @@
+"""Every local link of every page resolves: the file exists and so does the #anchor.
+
+Static (no browser): ``<a href>``, ``<link href>``, ``<script src>`` and ``<img src>`` of
+each page of the build. Links with a scheme (https:, mailto:, ...) are not followed; the
+browser tests separately prove that pages *load* nothing from outside 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import harness
+import pytest
+
+PAGES = harness.book_pages() or ["(book not built: run make book)"]
+
+
+class _Refs(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.refs: list[tuple[str, str]] = []
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        for key in ("id", "name") if tag == "a" else ("id",):
+            if a.get(key):
+                self.ids.add(a[key])
+        attr = {"a": "href", "link": "href", "script": "src", "img": "src"}.get(tag)
+        if attr and a.get(attr):
+            self.refs.append((tag, a[attr]))
+
+
+@cache
+def _parse(path: Path) -> _Refs:
+    p = _Refs()
+    p.feed(path.read_text(encoding="utf-8"))
+    p.close()
+    return p
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_internal_links_resolve(rel, site: Path):
+    page = site / rel
+    assert page.is_file(), f"{rel} is not in the build"
+    broken = []
+    for tag, ref in _parse(page).refs:
+        parts = urlsplit(ref)
+        if parts.scheme or parts.netloc:
+            continue  # external: not followed (and never loaded: see test_pages)
+        target = page if not parts.path else (page.parent / unquote(parts.path)).resolve()
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file() or site.resolve() not in target.resolve().parents:
+            broken.append(f"<{tag}> {ref}: no such file in the site")
+            continue
+        anchored = parts.fragment and target.suffix == ".html"
+        if anchored and unquote(parts.fragment) not in _parse(target).ids:
+            broken.append(f"<{tag}> {ref}: no id {parts.fragment!r} in {target.name}")
+    assert broken == [], f"{rel}:\n" + "\n".join(broken)

@@ -1,0 +1,128 @@
+"""Every page of the built book, in chromium, with no network beyond 127.0.0.1.
+
+Per page: zero console errors, page errors, failed requests and requests leaving
+127.0.0.1; every math element typeset by MathJax with no error; labelled equations
+numbered; widget labels typeset; reader features (sidebar, prev/next, search, copy
+buttons, .ipynb download, Binder/Colab launch links) present.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import harness
+import pytest
+
+PAGES = harness.book_pages() or ["(book not built: run make book)"]
+GENERATED = {"genindex.html", "search.html", "index.html"}
+CONTENT = [p for p in PAGES if p not in GENERATED and not p.startswith("(")]
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_page_loads_clean_offline(rel, open_page):
+    loaded = open_page(rel)
+    page = loaded.page
+    page.wait_for_timeout(150)  # late console errors (e.g. from deferred scripts)
+    assert loaded.log.problems() == [], f"{rel}: " + "\n".join(loaded.log.problems())
+
+    math = page.evaluate(
+        """() => {
+        const els = Array.from(document.querySelectorAll('.math'));
+        return {
+          total: els.length,
+          untypeset: els.filter((e) => !e.querySelector('mjx-container'))
+                        .map((e) => e.textContent.slice(0, 80)),
+          merror: document.querySelectorAll('mjx-merror').length,
+          unnumbered: Array.from(document.querySelectorAll('div.math[id^="equation-"]'))
+                        .filter((e) => !e.querySelector('.eqno')).map((e) => e.id),
+          rawLabels: Array.from(document.querySelectorAll('.widget-label, .widget-html'))
+                        .map((e) => e.textContent).filter((t) => /\\$[^$]+\\$/.test(t)),
+        };
+      }"""
+    )
+    assert math["untypeset"] == [], f"{rel}: math not typeset by MathJax: {math['untypeset']}"
+    assert math["merror"] == 0, f"{rel}: {math['merror']} MathJax error(s) (mjx-merror)"
+    assert math["unnumbered"] == [], f"{rel}: labelled equations without a number"
+    assert math["rawLabels"] == [], f"{rel}: widget text with untypeset $math$"
+    if math["total"]:
+        assert page.locator("mjx-container").count() >= math["total"]
+
+
+def _toc_order(page) -> list[str]:
+    """Absolute URLs of the book's pages in reading order, from the sidebar."""
+    return page.evaluate(
+        """() => {
+        const root = document.querySelector('.navbar-brand, a.navbar-brand');
+        const links = Array.from(document.querySelectorAll('nav.bd-docs-nav a.reference'));
+        return [root ? root.href : null, ...links.map((a) => a.href)]
+          .filter(Boolean).map((h) => h.split('#')[0]);
+      }"""
+    )
+
+
+@pytest.mark.parametrize("rel", CONTENT)
+def test_reader_features(rel, site: Path, base_url, open_page):
+    page = open_page(rel).page
+    url = base_url + rel
+    order = list(dict.fromkeys(_toc_order(page)))
+    # Sidebar: every page of this build is reachable from it (the root via the title).
+    missing = [p for p in CONTENT if base_url + p not in order]
+    assert missing == [], f"{rel}: sidebar does not link to {missing}"
+    # Previous / next follow the sidebar's order.
+    i = order.index(url)
+    prev = page.locator(".prev-next-area a.left-prev")
+    nxt = page.locator(".prev-next-area a.right-next")
+    if i > 0:
+        assert prev.count() == 1 and prev.evaluate("a => a.href") == order[i - 1]
+    if i < len(order) - 1:
+        assert nxt.count() == 1 and nxt.evaluate("a => a.href") == order[i + 1]
+    # Search box.
+    assert page.locator(".search-button-field, form.bd-search").count() >= 1, "no search box"
+    # A copy button on every code block.
+    blocks = page.locator("div.highlight").count()
+    assert page.locator("button.copybtn").count() == blocks, f"{rel}: copy buttons missing"
+    # Notebook pages: .ipynb download and launch buttons for Binder and Colab.
+    if (site / "_sources" / rel).with_suffix(".ipynb").is_file():
+        hrefs = page.eval_on_selector_all("a[href]", "as => as.map((a) => a.href)")
+        assert any(h.endswith(rel.removesuffix(".html") + ".ipynb") for h in hrefs), (
+            f"{rel}: no .ipynb download link"
+        )
+        assert any(h.startswith("https://mybinder.org/v2/gh/") for h in hrefs), "no Binder"
+        assert any(h.startswith("https://colab.research.google.com/github/") for h in hrefs), (
+            "no Colab button"
+        )
+
+
+def test_root_redirects_to_first_page(site, open_page):
+    target = harness.is_redirect(site, "index.html")
+    assert target and (site / target).is_file()
+    page = open_page("index.html").page
+    assert page.url.endswith(target)
+
+
+def test_search_finds_the_book(open_page):
+    """The offline search index answers a query with results."""
+    page = open_page("search.html?q=attention").page
+    results = page.locator("#search-results ul.search li")
+    results.first.wait_for(timeout=10000)
+    assert results.count() >= 1
+
+
+def test_dark_mode_keeps_figures_and_views_on_white(open_page):
+    """In dark mode figure images and widget views get a white background (mha-book.css)."""
+    pages_with_images = [
+        p
+        for p in CONTENT
+        if "<img" in (harness.SITE / p).read_text(encoding="utf-8").split("bd-content", 1)[-1]
+    ]
+    if not pages_with_images:
+        pytest.fail("no page of the book has an image to check in dark mode")
+    page = open_page(pages_with_images[0]).page
+    page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    colors = page.evaluate(
+        """() => Array.from(document.querySelectorAll(
+              '.bd-content .cell_output img, .bd-content figure img, .bd-content .mha-view'))
+            .map((e) => getComputedStyle(e).backgroundColor)"""
+    )
+    assert colors, "no figure image or view found"
+    assert set(colors) == {"rgb(255, 255, 255)"}, colors
