@@ -119,7 +119,7 @@ def copy_vendor_assets(app: Sphinx, exception: Exception | None) -> None:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
         copied += 1
-    logger.info(f"offline_assets: {copied} vendored file(s) copied into {outdir / VENDOR}")
+    logger.info(f"offline_assets: {copied} file(s) updated in {outdir}/{{_static,{VENDOR}}}")
 
 
 # Tool folders that appear in the work tree (pytest, hypothesis, Jupyter) and hold .md files
@@ -136,6 +136,10 @@ def configure(app: Sphinx, config) -> None:
     # pydata-sphinx-theme reads html_context["default_mode"]; unset, its JS logs the console
     # error "Got invalid theme mode: . Resetting to auto." on every first visit.
     config.html_context = {"default_mode": "auto", **config.html_context}
+    # repository.path_to_book "." becomes launch/source links with "/./" in their paths
+    # (.../blob/main/./notebooks/x.md): the book is at the repository's root, so use "".
+    if str(config.html_theme_options.get("path_to_docs", "")).strip("/") == ".":
+        config.html_theme_options = {**config.html_theme_options, "path_to_docs": ""}
 
 
 def drop_thebe_config_script(app: Sphinx) -> None:
