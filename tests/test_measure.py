@@ -62,3 +62,11 @@ def test_time_interleaved_runs_in_turns() -> None:
 def test_time_interleaved_rejects_no_repeats() -> None:
     with pytest.raises(ValueError, match="repeats"):
         measure.time_interleaved({"a": lambda: None}, repeats=0)
+
+
+def test_html_bytes_counts_every_view() -> None:
+    import ipywidgets as widgets
+
+    a, b = widgets.HTML("abc"), widgets.HTML("de")
+    tree = widgets.VBox([widgets.Stack([a, b]), widgets.IntSlider(), widgets.HTML("f")])
+    assert measure.html_bytes(tree) == 6

@@ -132,6 +132,7 @@ def reach(ax: Axes, touched: Tensor, title: str = "") -> None:
 
 
 def _label_text(label: int, n: int, d_v: int, words: Sequence[str]) -> tuple[str, int]:
+    """Text for one cell (its word and component, e.g. ``cat₂``) and the head it came from."""
     head, word, comp = decode(label, n, d_v)
     return f"{words[word]}{SUBSCRIPTS[comp % 9]}", head
 
@@ -176,7 +177,9 @@ def _blocks(
         ax.text(-0.2, y + r + 0.5, row_names[r], ha="right", va="center", fontsize=8)
 
 
-def reshape_steps(words: Sequence[str], h: int = 3, d_v: int = 3) -> Figure:
+def reshape_steps(
+    words: Sequence[str], h: int = 3, d_v: int = 3, cell_words: Sequence[str] | None = None
+) -> Figure:
     """Where each number of the heads ``(h, n, d_v)`` goes, right and wrong.
 
     The cells are integer labels pushed through the real ``transpose`` and
@@ -187,8 +190,16 @@ def reshape_steps(words: Sequence[str], h: int = 3, d_v: int = 3) -> Figure:
     Rows of the figure: the heads ``(h, n, d_v)``; after ``.transpose(0, 1)``,
     ``(n, h, d_v)``; after ``.reshape(n, h*d_v)``, the correct concatenation;
     and the common bug, ``.reshape(n, h*d_v)`` without the transpose.
+
+    Args:
+        words: row labels, one per word.
+        h, d_v: number and width of the heads.
+        cell_words: shorter names printed inside the cells (default ``words``).
     """
     n = len(words)
+    short = list(cell_words or words)
+    if len(short) != n:
+        raise ValueError(f"cell_words has {len(short)} names for {n} words")
     L = cell_labels(h, n, d_v)  # (h, n, d_v)
     T = L.transpose(0, 1)  # (n, h, d_v)
     right = T.reshape(n, h * d_v)  # (n, h*d_v)
@@ -196,7 +207,7 @@ def reshape_steps(words: Sequence[str], h: int = 3, d_v: int = 3) -> Figure:
     heads = [f"head {i + 1}" for i in range(h)]
     steps = (
         (f"heads: shape (h, n, d_v) = ({h}, {n}, {d_v})", L, heads, list(words)),
-        (f"heads.transpose(0, 1): shape (n, h, d_v) = ({n}, {h}, {d_v})", T, list(words), heads),
+        (f"heads.transpose(0, 1): shape (n, h, d_v) = ({n}, {h}, {d_v})", T, short, heads),
         (
             f"… .reshape(n, h·d_v): shape ({n}, {h * d_v}), one row per word  ✓",
             right.unsqueeze(0),
@@ -222,7 +233,7 @@ def reshape_steps(words: Sequence[str], h: int = 3, d_v: int = 3) -> Figure:
     for k, (ax, (title, labels, block_names, row_names)) in enumerate(
         zip(axes, steps, strict=True)
     ):
-        _blocks(ax, 0, labels, words, n, d_v, block_names, row_names, mark_strays=k >= 2)
+        _blocks(ax, 0, labels, short, n, d_v, block_names, row_names, mark_strays=k >= 2)
         ax.set_xlim(-2.2, width)
         ax.set_ylim(labels.shape[1] + 0.1, -1.1)
         ax.set_title(title, loc="left", fontsize=10)

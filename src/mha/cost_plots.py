@@ -41,13 +41,13 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         d_model: width of the word vectors; every ``h`` in ``hs`` must divide it.
         hs: the numbers of heads to draw, e.g. ``(1, 2, 4, 8, 16)``.
     """
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(10, 4.8))
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(8.5, 4.9))
     panels = ((ax_p, (_PARAMS,), "parameters"), (ax_m, _MACS, "multiply-adds"))
     for ax, series, ylabel in panels:
         for keys, label, colour, marker in series:
             for wide, style in ((False, "-"), (True, "--")):
                 ys = _series(n, d_model, hs, keys, wide)
-                kind = "full-width heads, $d_k = d_{model}$" if wide else "$d_k = d_{model}/h$"
+                kind = "full width, $d_k = d_{model}$" if wide else "narrow, $d_k = d_{model}/h$"
                 ax.plot(
                     hs,
                     ys,
@@ -65,7 +65,7 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         ax.set_ylabel(ylabel)
         ax.grid(True, which="major", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.legend(fontsize=8, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+        ax.legend(fontsize=9, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     ax_p.set_title("parameters: flat when heads narrow")
     ax_m.set_title(f"multiply-adds for n = {n} words")
     fig.suptitle(f"cost of one layer, $d_{{model}}$ = {d_model}", fontsize=11)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import ipywidgets as widgets
 import torch
 from torch import Tensor
 from torch.utils.flop_counter import FlopCounterMode
@@ -149,3 +150,14 @@ def time_interleaved(
             fn()
             runs[name].append(time.perf_counter() - start)
     return {name: Timing(tuple(r)) for name, r in runs.items()}
+
+
+def html_bytes(root: widgets.Widget) -> int:
+    """Characters of HTML stored in a widget tree (every precomputed view counts).
+
+    Walks ``children`` of boxes and stacks and adds up the ``value`` of every
+    ``widgets.HTML``: roughly what the tree adds to the page that embeds it.
+    """
+    if isinstance(root, widgets.HTML):
+        return len(root.value)
+    return sum(html_bytes(child) for child in getattr(root, "children", ()))
