@@ -69,10 +69,11 @@ def compare(
                 "registers no expected values for it"
             ]
         return []
+    # Every number the view shows must be recomputed and agree; numbers mha computes for
+    # the view type but this view does not show are not an error.
     problems = []
     for key, want in expected.items():
         if key not in cells:
-            problems.append(f"{where} {attrs}: expected number {key!r} is not shown")
             continue
         shown = cells[key]
         if isinstance(want, int | float):
