@@ -139,42 +139,48 @@ def _label_text(label: int, n: int, d_v: int, words: Sequence[str]) -> tuple[str
 
 def _blocks(
     ax: Axes,
-    y: float,
     labels: Tensor,
     words: Sequence[str],
     n: int,
     d_v: int,
     block_names: Sequence[str],
     row_names: Sequence[str],
+    per_line: int,
     mark_strays: bool = False,
-) -> None:
-    """Draw a ``(blocks, rows, cols)`` label tensor as blocks side by side, starting at row ``y``.
+) -> float:
+    """Draw a ``(blocks, rows, cols)`` label tensor as blocks side by side, ``per_line`` a line.
 
     With ``mark_strays`` (rows are words), a cell holding another word's number
-    than its row's gets a thick vermillion frame.
+    than its row's gets a thick vermillion frame. Returns the height drawn.
     """
     b, rows, cols = labels.shape
+    line_height = rows + 1.2
     for k in range(b):
-        x0 = k * (cols + 0.6)
+        x0 = (k % per_line) * (cols + 0.6)
+        y0 = (k // per_line) * line_height
         for r in range(rows):
             for col in range(cols):
                 text, head = _label_text(int(labels[k, r, col]), n, d_v, words)
-                _cell(ax, x0 + col, y + r, text, head, fontsize=7)
+                _cell(ax, x0 + col, y0 + r, text, head, fontsize=8.5)
                 _, word, _ = decode(int(labels[k, r, col]), n, d_v)
                 if mark_strays and word != r:
                     ax.add_patch(
                         Rectangle(
-                            (x0 + col + 0.06, y + r + 0.06),
+                            (x0 + col + 0.06, y0 + r + 0.06),
                             0.88,
                             0.88,
                             fill=False,
                             edgecolor=STRAY,
-                            linewidth=1.6,
+                            linewidth=1.8,
                         )
                     )
-        ax.text(x0 + cols / 2, y - 0.15, block_names[k], ha="center", va="bottom", fontsize=8)
-    for r in range(rows):
-        ax.text(-0.2, y + r + 0.5, row_names[r], ha="right", va="center", fontsize=8)
+        if block_names[k]:
+            ax.text(x0 + cols / 2, y0 - 0.1, block_names[k], ha="center", va="bottom", fontsize=9)
+        if k % per_line == 0:
+            for r in range(rows):
+                ax.text(-0.2, y0 + r + 0.5, row_names[r], ha="right", va="center", fontsize=9)
+    lines = -(-b // per_line)
+    return lines * line_height - 1.2
 
 
 def reshape_steps(
@@ -205,37 +211,50 @@ def reshape_steps(
     right = T.reshape(n, h * d_v)  # (n, h*d_v)
     wrong = L.reshape(n, h * d_v)  # (n, h*d_v): memory order of L cut into rows
     heads = [f"head {i + 1}" for i in range(h)]
+    per_line = max(1, h)  # blocks per line: as wide as the h heads side by side
     steps = (
-        (f"heads: shape (h, n, d_v) = ({h}, {n}, {d_v})", L, heads, list(words)),
-        (f"heads.transpose(0, 1): shape (n, h, d_v) = ({n}, {h}, {d_v})", T, short, heads),
+        (f"1. heads: shape (h, n, d_v) = ({h}, {n}, {d_v})", L, heads, list(words)),
         (
-            f"… .reshape(n, h·d_v): shape ({n}, {h * d_v}), one row per word  ✓",
+            f"2. heads.transpose(0, 1): shape (n, h, d_v) = ({n}, {h}, {d_v}), one block per word",
+            T,
+            short,
+            heads,
+        ),
+        (
+            f"3. then .reshape(n, h·d_v): shape ({n}, {h * d_v}), one row per word  ✓",
             right.unsqueeze(0),
             [""],
             list(words),
         ),
         (
-            f"bug: heads.reshape(n, h·d_v) with no transpose: shape ({n}, {h * d_v}), "
-            "framed cells are in another word's row  ✗",
+            f"bug: heads.reshape(n, h·d_v), no transpose: shape ({n}, {h * d_v})  ✗\n"
+            "framed cells hold another word's numbers",
             wrong.unsqueeze(0),
             [""],
             list(words),
         ),
     )
-    heights = [s[1].shape[1] + 1.4 for s in steps]
-    width = max(s[1].shape[0] * (s[1].shape[2] + 0.6) for s in steps)
+
+    def height(labels: Tensor) -> float:
+        b, rows, _ = labels.shape
+        return -(-b // per_line) * (rows + 1.2) - 1.2
+
+    heights = [height(s[1]) + 2.0 for s in steps]
+    width = max(min(s[1].shape[0], per_line) * (s[1].shape[2] + 0.6) for s in steps)
     fig, axes = plt.subplots(
         len(steps),
         1,
-        figsize=(0.62 * (width + 2), 0.36 * sum(heights)),
+        figsize=(0.6 * (width + 2.4), 0.34 * sum(heights)),
         gridspec_kw={"height_ratios": heights},
     )
     for k, (ax, (title, labels, block_names, row_names)) in enumerate(
         zip(axes, steps, strict=True)
     ):
-        _blocks(ax, 0, labels, short, n, d_v, block_names, row_names, mark_strays=k >= 2)
-        ax.set_xlim(-2.2, width)
-        ax.set_ylim(labels.shape[1] + 0.1, -1.1)
+        drawn = _blocks(
+            ax, labels, short, n, d_v, block_names, row_names, per_line, mark_strays=k >= 2
+        )
+        ax.set_xlim(-2.4, width)
+        ax.set_ylim(drawn + 0.1, -1.0)
         ax.set_title(title, loc="left", fontsize=10)
         ax.axis("off")
     fig.tight_layout()
