@@ -105,3 +105,24 @@ def test_steps_view_matches_expected() -> None:
     assert want is not None
     for key, value in want.items():
         assert f'data-key="{key}" data-value="{value:.6g}"' in html
+
+
+def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
+    model = T.HeadsModel(3, seed=0)
+    data = T.all_sentences()
+    pref = T.noun_preference(model, data)
+    assert pref.shape == (3, len(T.NOUNS))
+    assert ((pref >= 0) & (pref <= 1)).all()
+    # Recompute one entry by hand: head 2, noun "dog".
+    with torch.no_grad():
+        _, w = model(data)
+    k, total, count = T.NOUNS.index("dog"), 0.0, 0
+    for i in range(len(data)):
+        for pos, noun in (
+            (data.subject_pos[i], data.subject[i]),
+            (data.object_pos[i], data.object[i]),
+        ):
+            if noun == k:
+                total += float(w[i, 1, data.verb[i], pos])
+                count += 1
+    assert abs(float(pref[1, k]) - total / count) < 1e-12

@@ -325,6 +325,26 @@ def role_weights(model: HeadsModel, batch: Sentences) -> Tensor:
     return torch.stack([subj, obj, 1 - subj - obj], dim=-1).mean(0)  # (h, 3)
 
 
+def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
+    """How much each head's verb row weighs each noun, whatever its role: ``(h, len(NOUNS))``.
+
+    Entry ``[i, k]`` is the mean weight head ``i`` gives the position of noun
+    ``k``, over every sentence of ``batch`` that contains noun ``k`` (as subject
+    or as object).
+    """
+    with torch.no_grad():
+        _, weights = model(batch)  # (N, h, n, n)
+    idx = torch.arange(len(batch))
+    rows = weights[idx, :, batch.verb]  # (N, h, n)
+    subj = rows[idx, :, batch.subject_pos]  # (N, h)
+    obj = rows[idx, :, batch.object_pos]  # (N, h)
+    k = len(NOUNS)
+    as_subj = torch.nn.functional.one_hot(batch.subject, k).double()  # (N, nouns)
+    as_obj = torch.nn.functional.one_hot(batch.object, k).double()  # (N, nouns)
+    total = subj.T @ as_subj + obj.T @ as_obj  # (h, nouns)
+    return total / (as_subj.sum(0) + as_obj.sum(0))  # (h, nouns)
+
+
 def evaluate(model: HeadsModel, batch: Sentences) -> dict[str, float]:
     """Loss and subject / object / both-right accuracy on ``batch``."""
     with torch.no_grad():
@@ -371,7 +391,7 @@ def train(config: RunConfig, progress: bool | None = None, keep_model: bool = Tr
     """
     train_set, test_set = split()
     model = build(config)
-    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr, foreach=True)
     order = _gen(config.seed, 555)  # which sentences each step sees
     losses, spreads, evals, snaps = [], [], {}, {}
     roles_before = role_weights(model, test_set)
