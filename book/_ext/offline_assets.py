@@ -12,8 +12,14 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   (``static/mha-offline-widgets.js``) points the HTML manager's module paths, fonts and
   "CDN" at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
-  added: it appeared twice per page (a SyntaxError in the browser) and pointed at a CDN.
-  Launch buttons for Binder and Colab do not need it.
+  added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
+  ``env-before-read-docs``, i.e. after ``Builder.init()``; Sphinx 7.4's
+  ``StandaloneHTMLBuilder.prepare_writing`` re-adds every registry script as
+  ``add_js_file(filename or '', ...)``, and ``''`` does not dedupe against ``None``, so every
+  page got the script twice ("Identifier 'THEBE_JS_URL' has already been declared"). It also
+  names a CDN. Thebe is not used (launch buttons for Binder and Colab do not need it), so its
+  handler is unregistered. (sphinx-togglebutton's ``var togglebuttonSelector`` is duplicated
+  the same way; ``var`` may be redeclared, so it is harmless.)
 * ``static/mha-book.css`` (ours) keeps figures readable in dark mode.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
