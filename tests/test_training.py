@@ -126,3 +126,11 @@ def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
                 total += float(w[i, 1, data.verb[i], pos])
                 count += 1
     assert abs(float(pref[1, k]) - total / count) < 1e-12
+
+
+def test_noun_choice_shares_and_ranking() -> None:
+    model = T.HeadsModel(2, seed=3)
+    decisive, ranked = T.noun_choice(model, T.all_sentences())
+    assert decisive.shape == ranked.shape == (2,)
+    assert ((decisive >= 0.5) & (decisive <= 1)).all()
+    assert ((ranked >= 0) & (ranked <= 1)).all()

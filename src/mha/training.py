@@ -345,6 +345,30 @@ def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
     return total / (as_subj.sum(0) + as_obj.sum(0))  # (h, nouns)
 
 
+def noun_choice(model: HeadsModel, batch: Sentences) -> tuple[Tensor, Tensor]:
+    """How each head chooses between the two nouns of a sentence.
+
+    Returns:
+        ``(decisive, ranked)``, each ``(h,)``: ``decisive[i]`` is the mean share of
+        head ``i``'s noun weight that goes to the noun it weighs more (1/2 = an
+        even split, 1 = all on one noun); ``ranked[i]`` is the fraction of
+        sentences in which that noun is the one with the higher
+        :func:`noun_preference`, i.e. how well one fixed ranking of the nouns
+        predicts the head's choice.
+    """
+    with torch.no_grad():
+        _, weights = model(batch)  # (N, h, n, n)
+    idx = torch.arange(len(batch))
+    rows = weights[idx, :, batch.verb]  # (N, h, n)
+    subj = rows[idx, :, batch.subject_pos]  # (N, h)
+    obj = rows[idx, :, batch.object_pos]  # (N, h)
+    decisive = (torch.maximum(subj, obj) / (subj + obj)).mean(0)  # (h,)
+    pref = noun_preference(model, batch)  # (h, nouns)
+    ranked_subj = pref[:, batch.subject].T > pref[:, batch.object].T  # (N, h)
+    ranked = ((subj > obj) == ranked_subj).double().mean(0)  # (h,)
+    return decisive, ranked
+
+
 def evaluate(model: HeadsModel, batch: Sentences) -> dict[str, float]:
     """Loss and subject / object / both-right accuracy on ``batch``."""
     with torch.no_grad():
