@@ -4,7 +4,7 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
 * Third-party browser assets (require.js, the ipywidgets HTML manager, MathJax 3) are npm
   packages pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``.
-  At ``build-finished`` the files pages need are copied from ``node_modules`` into
+  At ``builder-inited`` the files pages need are copied from ``node_modules`` into
   ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
 * MathJax is loaded from ``_vendor/mathjax`` (``mathjax_path``), and myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state) is replaced by
@@ -109,13 +109,17 @@ def _files_to_copy() -> list[tuple[Path, Path]]:
     return pairs
 
 
-def copy_vendor_assets(app: Sphinx, exception: Exception | None) -> None:
-    if exception is not None or app.builder.format != "html":
+def copy_vendor_assets(app: Sphinx) -> None:
+    """Copy the vendored assets (and our static files) into the output, changed ones only.
+
+    Runs at ``builder-inited``, before any page is written, so that Sphinx finds the files
+    when it adds their ``?v=<checksum>`` to script tags; and on every build, also one that
+    rewrites no page (Sphinx itself copies static files only when it writes some page).
+    """
+    if app.builder.format != "html":
         return
     outdir = Path(app.outdir)
     copied = 0
-    # Our own static files are in html_static_path, but Sphinx copies static files only
-    # when some page is rewritten: copy them here too, so an edit to them alone lands.
     ours = [(p, Path("_static") / p.name) for p in sorted((HERE / "static").iterdir())]
     for src, rel in [*ours, *_files_to_copy()]:
         dst = outdir / rel
@@ -163,6 +167,6 @@ def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.mathjax")
     app.connect("config-inited", configure)
     app.connect("builder-inited", drop_thebe_config_script)
-    app.connect("build-finished", copy_vendor_assets)
+    app.connect("builder-inited", copy_vendor_assets)
     app.add_css_file("mha-book.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
