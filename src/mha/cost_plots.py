@@ -41,7 +41,7 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         d_model: width of the word vectors; every ``h`` in ``hs`` must divide it.
         hs: the numbers of heads to draw, e.g. ``(1, 2, 4, 8, 16)``.
     """
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(8.5, 4.9))
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(8, 5.4))
     panels = ((ax_p, (_PARAMS,), "parameters"), (ax_m, _MACS, "multiply-adds"))
     for ax, series, ylabel in panels:
         for keys, label, colour, marker in series:
@@ -61,11 +61,12 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         ax.set_yscale("log")
         ax.set_xticks(list(hs), [str(h) for h in hs])
         ax.minorticks_off()
-        ax.set_xlabel("number of heads $h$")
-        ax.set_ylabel(ylabel)
+        ax.set_xlabel("number of heads $h$", fontsize=11)
+        ax.set_ylabel(ylabel, fontsize=11)
+        ax.tick_params(labelsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.legend(fontsize=9, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
+        ax.legend(fontsize=10, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
     ax_p.set_title("parameters: flat when heads narrow")
     ax_m.set_title(f"multiply-adds for n = {n} words")
     fig.suptitle(f"cost of one layer, $d_{{model}}$ = {d_model}", fontsize=11)
