@@ -20,7 +20,7 @@ CONTENT = [p for p in PAGES if p not in GENERATED and not p.startswith("(")]
 
 
 @pytest.mark.parametrize("rel", PAGES)
-def test_page_loads_clean_offline(rel, open_page):
+def test_page_loads_clean_offline(rel, site, base_url, open_page):
     loaded = open_page(rel)
     page = loaded.page
     page.wait_for_timeout(150)  # late console errors (e.g. from deferred scripts)
@@ -54,6 +54,9 @@ def test_page_loads_clean_offline(rel, open_page):
     page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
     low = harness.low_contrast(page)
     assert low == [], f"{rel}: low-contrast widget text in dark mode: {low[:5]}"
+
+    if rel in CONTENT:  # (in this test to load each page once: the suite stays fast)
+        check_reader_features(rel, site, base_url, page)
     dark = page.evaluate(
         """() => Array.from(document.querySelectorAll('.bd-content img, .bd-content .mha-view'))
             .filter((e) => e.checkVisibility())
@@ -76,9 +79,7 @@ def _toc_order(page) -> list[str]:
     )
 
 
-@pytest.mark.parametrize("rel", CONTENT)
-def test_reader_features(rel, site: Path, base_url, open_page):
-    page = open_page(rel).page
+def check_reader_features(rel, site: Path, base_url, page):
     url = base_url + rel
     order = list(dict.fromkeys(_toc_order(page)))
     # Sidebar: every page of this build is reachable from it (the root via the title).
