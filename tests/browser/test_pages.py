@@ -2,9 +2,9 @@
 
 Per page: zero console errors, page errors, failed requests and requests leaving
 127.0.0.1; every math element typeset by MathJax with no error; labelled equations
-numbered; widget labels typeset; figures and widget views on white in dark mode; reader
-features (sidebar, prev/next, search, copy
-buttons, .ipynb download, Binder/Colab launch links) present.
+numbered; widget labels typeset; widget text readable and figures and widget views on white
+in dark mode; reader features (sidebar, prev/next, search, copy buttons, .ipynb download,
+Binder/Colab launch links, a references page with entries) present.
 """
 
 from __future__ import annotations
@@ -98,6 +98,9 @@ def check_reader_features(rel, site: Path, base_url, page):
     # A copy button on every code block.
     blocks = page.locator("div.highlight").count()
     assert page.locator("button.copybtn").count() == blocks, f"{rel}: copy buttons missing"
+    # The references page lists the bibliography.
+    if rel == "book/references.html":
+        assert page.locator(".citation").count() >= 1, "references page lists no entry"
     # Notebook pages: .ipynb download and launch buttons for Binder and Colab.
     if (site / "_sources" / rel).with_suffix(".ipynb").is_file():
         hrefs = page.eval_on_selector_all("a[href]", "as => as.map((a) => a.href)")
