@@ -3,21 +3,24 @@
 Importable by a benchmark script::
 
     import sys; sys.path.insert(0, "tests/browser")
-    from measure import measure_widgets
+    from measure import measure_site, measure_widgets
+    result = measure_site()               # every page: weights; widget pages: timings
     result = measure_widgets()            # first widget page of the build
     result = measure_widgets("notebooks/01_one_budget.html", presses=20)
 
-or run ``python tests/browser/measure.py [PAGE]`` (prints JSON). Times are taken inside the
+or run ``python tests/browser/measure.py [PAGE | --site]`` (prints JSON). Times are taken inside the
 page with ``performance.now()`` (so no Playwright round trip is counted):
 
 * ``first_view_ms``: navigation start -> the first ``.mha-view`` is visible;
 * ``all_widgets_ms``: navigation start -> every saved widget view is rendered;
 * ``key_to_view_ms``: for each key press on a slider handle, the ``keydown`` event -> the
-  DOM mutation after which the visible views differ (a MutationObserver).
+  DOM mutation after which the visible views differ (a MutationObserver);
+* ``page_bytes``: the page and everything it loaded (uncompressed, as served).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import statistics
 import sys
@@ -65,37 +68,49 @@ def _first_widget_page(site: Path) -> str:
     raise RuntimeError(f"no page of {site} has widget views")
 
 
-def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harness.SITE) -> dict:
-    """Time first widget render and slider key press -> view change on page ``rel``."""
-    from playwright.sync_api import sync_playwright
+WEIGHT_JS = """
+() => {
+  const nav = performance.getEntriesByType('navigation')[0];
+  const res = performance.getEntriesByType('resource')
+      .map((r) => [r.name.replace(location.origin, ''), r.encodedBodySize]);
+  return {doc: nav.encodedBodySize, res};
+}
+"""
 
-    rel = rel or _first_widget_page(site)
-    with (
-        harness.serve(site) as base,
-        sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
-    ):
-        harness.guard(ctx)
-        page = ctx.new_page()
+
+def _measure_page(ctx, base: str, rel: str, presses: int) -> dict:
+    """Load ``rel``; time its widgets' first render and ``presses`` key presses per slider."""
+    page = ctx.new_page()
+    try:
         log = harness.watch(page)
         page.add_init_script(INIT_JS)
         page.goto(base + rel, wait_until="load")
         harness.settle(page)
-        handle = page.locator(".widget-slider .noUi-handle").first
-        handle.focus()
-        key = "ArrowRight"
-        for _ in range(presses):
-            if handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemax"):
-                key = "ArrowLeft"
-            elif handle.get_attribute("aria-valuenow") == handle.get_attribute("aria-valuemin"):
-                key = "ArrowRight"
-            page.keyboard.press(key)
-            page.wait_for_function(
-                "() => { const p = window.__mha.presses.at(-1); return p && p.changed !== null; }",
-                timeout=5000,
-            )
+        w = page.evaluate(WEIGHT_JS)
+        handles = page.locator(".widget-slider .noUi-handle")
+        for i in range(handles.count()) if presses else []:
+            handle = handles.nth(i)
+            if not handle.is_visible():
+                continue
+            handle.focus()
+            key = "ArrowRight"
+            for _ in range(presses):
+                now = handle.get_attribute("aria-valuenow")
+                if now == handle.get_attribute("aria-valuemax"):
+                    key = "ArrowLeft"
+                elif now == handle.get_attribute("aria-valuemin"):
+                    key = "ArrowRight"
+                page.keyboard.press(key)
+                page.wait_for_function(
+                    "() => { const p = window.__mha.presses.at(-1);"
+                    " return p && p.changed !== null; }",
+                    timeout=5000,
+                )
         m = page.evaluate("() => window.__mha")
+    finally:
+        page.close()
     lat = [p["changed"] - p["t0"] for p in m["presses"] if p["changed"] is not None]
+    resources = sorted(w["res"], key=lambda r: -r[1])
     return {
         "page": rel,
         "first_view_ms": m["firstView"],
@@ -103,9 +118,68 @@ def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harn
         "key_to_view_ms": lat,
         "key_to_view_median_ms": statistics.median(lat) if lat else None,
         "key_to_view_max_ms": max(lat) if lat else None,
+        "page_bytes": w["doc"] + sum(r[1] for r in resources),
+        "requests": 1 + len(resources),
+        "largest_assets": resources[:5],
         "problems": log.problems(),
     }
 
 
+@contextlib.contextmanager
+def _browser(site: Path):
+    from playwright.sync_api import sync_playwright
+
+    with (
+        harness.serve(site) as base,
+        sync_playwright() as pw,
+        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
+    ):
+        harness.guard(ctx)
+        yield ctx, base
+
+
+def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harness.SITE) -> dict:
+    """Time first widget render and key press -> view change on every slider of ``rel``."""
+    rel = rel or _first_widget_page(site)
+    with _browser(site) as (ctx, base):
+        return _measure_page(ctx, base, rel, presses)
+
+
+def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
+    """Every page of the build: weights; widget pages: first render and slider switch times.
+
+    Flat numbers for a benchmark table (bytes as the browser received them from
+    http.server, i.e. uncompressed), plus ``per_page`` details.
+    """
+    site = Path(site)
+    with _browser(site) as (ctx, base):
+        per_page = [
+            _measure_page(ctx, base, rel, presses if "mha-view" in text else 0)
+            for rel in harness.book_pages(site)
+            if rel != "index.html"  # the root only redirects
+            for text in [(site / rel).read_text(encoding="utf-8")]
+        ]
+    switches = sorted(x for p in per_page for x in p["key_to_view_ms"])
+    renders = [p["first_view_ms"] for p in per_page if p["first_view_ms"] is not None]
+    heaviest = max(per_page, key=lambda p: p["page_bytes"])
+    return {
+        "pages": len(per_page),
+        "widget_pages": len(renders),
+        "static_switches": len(switches),
+        "static_switch_ms_median": statistics.median(switches) if switches else None,
+        "static_switch_ms_p95": switches[int(0.95 * (len(switches) - 1))] if switches else None,
+        "static_switch_ms_max": switches[-1] if switches else None,
+        "first_render_s": max(renders) / 1000 if renders else None,
+        "first_render_s_median": statistics.median(renders) / 1000 if renders else None,
+        "max_page_bytes": heaviest["page_bytes"],
+        "max_page": heaviest["page"],
+        "max_page_largest_assets": heaviest["largest_assets"],
+        "problems": [f"{p['page']}: {x}" for p in per_page for x in p["problems"]],
+        "per_page": per_page,
+    }
+
+
 if __name__ == "__main__":
-    print(json.dumps(measure_widgets(sys.argv[1] if len(sys.argv) > 1 else None), indent=2))
+    arg = sys.argv[1] if len(sys.argv) > 1 else None
+    result = measure_site() if arg == "--site" else measure_widgets(arg)
+    print(json.dumps(result, indent=2))
