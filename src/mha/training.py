@@ -314,14 +314,22 @@ def show_rows(model: HeadsModel) -> Tensor:
     return weights[0, :, v].clone()  # (h, n)
 
 
-def role_weights(model: HeadsModel, batch: Sentences) -> Tensor:
-    """Mean weight of each head's verb row on subject, object, rest: ``(h, 3)``."""
+def verb_noun_weights(model: HeadsModel, batch: Sentences) -> tuple[Tensor, Tensor]:
+    """The weight each head's verb row puts on the subject and on the object.
+
+    Returns:
+        ``(subj, obj)``, each ``(N, h)`` for the ``N`` sentences of ``batch``.
+    """
     with torch.no_grad():
         _, weights = model(batch)  # (N, h, n, n)
     idx = torch.arange(len(batch))
     rows = weights[idx, :, batch.verb]  # (N, h, n)
-    subj = rows[idx, :, batch.subject_pos]  # (N, h)
-    obj = rows[idx, :, batch.object_pos]  # (N, h)
+    return rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos]  # (N, h) each
+
+
+def role_weights(model: HeadsModel, batch: Sentences) -> Tensor:
+    """Mean weight of each head's verb row on subject, object, rest: ``(h, 3)``."""
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
     return torch.stack([subj, obj, 1 - subj - obj], dim=-1).mean(0)  # (h, 3)
 
 
@@ -332,12 +340,7 @@ def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
     ``k``, over every sentence of ``batch`` that contains noun ``k`` (as subject
     or as object).
     """
-    with torch.no_grad():
-        _, weights = model(batch)  # (N, h, n, n)
-    idx = torch.arange(len(batch))
-    rows = weights[idx, :, batch.verb]  # (N, h, n)
-    subj = rows[idx, :, batch.subject_pos]  # (N, h)
-    obj = rows[idx, :, batch.object_pos]  # (N, h)
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
     k = len(NOUNS)
     as_subj = torch.nn.functional.one_hot(batch.subject, k).double()  # (N, nouns)
     as_obj = torch.nn.functional.one_hot(batch.object, k).double()  # (N, nouns)
@@ -356,12 +359,7 @@ def noun_choice(model: HeadsModel, batch: Sentences) -> tuple[Tensor, Tensor]:
         :func:`noun_preference`, i.e. how well one fixed ranking of the nouns
         predicts the head's choice.
     """
-    with torch.no_grad():
-        _, weights = model(batch)  # (N, h, n, n)
-    idx = torch.arange(len(batch))
-    rows = weights[idx, :, batch.verb]  # (N, h, n)
-    subj = rows[idx, :, batch.subject_pos]  # (N, h)
-    obj = rows[idx, :, batch.object_pos]  # (N, h)
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
     decisive = (torch.maximum(subj, obj) / (subj + obj)).mean(0)  # (h,)
     pref = noun_preference(model, batch)  # (h, nouns)
     ranked_subj = pref[:, batch.subject].T > pref[:, batch.object].T  # (N, h)
