@@ -1,0 +1,74 @@
+"""Every chapter runs top to bottom in a fresh kernel and prints the same numbers as the build.
+
+``make test`` builds the book first, which executes every notebook and stores the
+outputs in the execution cache. Here each notebook runs once more, in a new
+kernel, and every text output and glued value must equal the cached one: the
+notebooks are deterministic, and the book shows what the code prints.
+
+Cells tagged ``timing`` measure wall-clock time; their outputs are allowed to differ.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+from jupyter_cache import get_cache
+from myst_nb.core.read import read_myst_markdown_notebook
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+CACHE = ROOT / "_build" / ".jupyter_cache"
+NOTEBOOKS = [ROOT / "book" / "intro.md", *sorted((ROOT / "notebooks").glob("*.md"))]
+WIDGET = "application/vnd.jupyter.widget-view+json"
+TEXT = ("text/plain", "text/html", "text/markdown", "application/papermill.record/text/plain")
+
+
+def read(path: Path) -> nbformat.NotebookNode:
+    """The notebook as myst-nb reads it for the build."""
+    return read_myst_markdown_notebook(path.read_text())
+
+
+def shown(nb: nbformat.NotebookNode) -> list[list[str]]:
+    """Per code cell, the text it shows: streams and text outputs (widgets left out)."""
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if "timing" in cell.metadata.get("tags", []):
+            cells.append(["<timing cell>"])
+            continue
+        texts = []
+        streams = {"stdout": "", "stderr": ""}  # how a stream is chunked varies from run to run
+        for out in cell.get("outputs", []):
+            if out.output_type == "stream":
+                streams[out.name] += out.text
+            elif out.output_type == "error":
+                texts.append(f"error: {out.ename}: {out.evalue}")
+            elif WIDGET not in out.get("data", {}):
+                texts.extend(f"{m}: {out['data'][m]}" for m in TEXT if m in out.get("data", {}))
+        cells.append([f"{k}: {v}" for k, v in streams.items() if v] + texts)
+    return cells
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_reruns_identically(path: Path) -> None:
+    nb = read(path)
+    if not CACHE.exists():
+        pytest.fail(f"no execution cache at {CACHE}: build the book first (make book)")
+    record = get_cache(CACHE).match_cache_notebook(nb)  # raises if the build did not run it
+    built = get_cache(CACHE).get_cache_bundle(record.pk).nb
+
+    start = time.perf_counter()
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    seconds = time.perf_counter() - start
+    print(f"{path.name}: executed in {seconds:.1f} s")
+
+    again, before = shown(nb), shown(built)
+    assert len(again) == len(before)
+    for i, (a, b) in enumerate(zip(again, before, strict=True)):
+        assert a == b, f"{path.name}: code cell {i} printed something else than in the build"
