@@ -2,15 +2,16 @@
 
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
-* Third-party browser assets (require.js, the ipywidgets HTML manager, MathJax 3) are npm
-  packages pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``.
-  At ``builder-inited`` the files pages need are copied from ``node_modules`` into
+* Third-party browser assets (the ipywidgets HTML manager, MathJax 3) are npm packages
+  pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
+  ``builder-inited`` the files pages need are copied from ``node_modules`` into
   ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
 * MathJax is loaded from ``_vendor/mathjax`` (``mathjax_path``), and myst-nb's
-  ``nb_ipywidgets_js`` (the scripts of pages that hold widget state) is replaced by
-  require.js + our glue script + ``embed-amd.js``, all local. Our glue
-  (``static/mha-offline-widgets.js``) points the HTML manager's module paths, fonts and
-  "CDN" at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
+  ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
+  and the 3.6 MB ``embed-amd.js`` from a CDN) is replaced by our glue script + the HTML
+  manager's standalone ``embed.js``, which bundles the core widgets (all the book uses),
+  all local. Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
+  path (its icon fonts) at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
   added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
   ``env-before-read-docs``, i.e. after ``Builder.init()``; Sphinx 7.4's
@@ -45,7 +46,6 @@ FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
 
 # (package, files or folders inside it to copy, suffixes to keep; None keeps all)
 ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
-    ("requirejs", ["require.js", "package.json"], None),
     (
         "@jupyter-widgets/html-manager",
         ["dist"],
@@ -67,16 +67,17 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
         None,
     ),
 ]
-# html-manager's dist/ also holds embed.js (the non-AMD bundle) and libembed-amd.js (a copy
-# of what embed-amd.js already contains): pages never load them.
-SKIP_FILES = {"embed.js", "embed.js.map", "libembed-amd.js"}
+# html-manager's dist/ also holds embed-amd.js and libembed-amd.js (the require.js bundles,
+# which can load third-party widget modules: 3.6 MB each) and source maps: pages never load
+# them. The book's widgets are all core ipywidgets, which embed.js (1.9 MB) bundles.
+SKIP_FILES = {"embed-amd.js", "libembed-amd.js", "embed.js.map"}
 
 MATHJAX_PATH = f"../{VENDOR}/mathjax/es5/tex-chtml.js"  # relative to _static/
 WIDGETS_JS = {
-    # myst-nb adds these, in this order, to pages that hold widget state.
-    f"../{VENDOR}/requirejs/require.js": {},
+    # myst-nb adds these, in this order, to pages that hold widget state: our glue first (it
+    # sets the HTML manager's asset path, read when embed.js runs).
     "mha-offline-widgets.js": {},
-    f"../{VENDOR}/@jupyter-widgets/html-manager/dist/embed-amd.js": {},
+    f"../{VENDOR}/@jupyter-widgets/html-manager/dist/embed.js": {},
 }
 
 

@@ -1,13 +1,13 @@
-/* Our glue between require.js, the ipywidgets HTML manager and MathJax 3.
+/* Our glue between the ipywidgets HTML manager and MathJax 3.
  *
- * Loaded by book/_ext/offline_assets.py on pages that hold widget state,
- * after require.js and before @jupyter-widgets/html-manager's embed-amd.js.
+ * Loaded by book/_ext/offline_assets.py on pages that hold widget state, before
+ * @jupyter-widgets/html-manager's embed.js (the standalone bundle of the core
+ * widgets: no require.js, no loading of widget modules from a CDN).
  *
  * 1. Everything the HTML manager loads comes from this site's own _vendor/
- *    folder: require.js paths for its bundled modules (their webpack public
- *    path, used for the icon fonts, is derived from the module's require.js
- *    URL), the assets-path hook, and data-jupyter-widgets-cdn (the fallback
- *    for widget modules it does not bundle) all point there, never at a CDN.
+ *    folder: its webpack public path (used for the icon fonts) is set with the
+ *    assets-path hook, which embed.js reads when it runs; data-jupyter-widgets-cdn
+ *    (only read by the AMD loader, which embed.js does not use) points there too.
  * 2. ipywidgets 8 typesets labels with the MathJax 2 API
  *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
  *    which has no Hub. We give every object assigned to window.MathJax a
@@ -20,25 +20,10 @@
   "use strict";
   var me = document.currentScript;
   var vendor = new URL("../_vendor/", me.src).href;
-  var dist = vendor + "@jupyter-widgets/html-manager/dist/";
 
-  window.__jupyter_widgets_assets_path__ = dist;
+  window.__jupyter_widgets_assets_path__ = vendor + "@jupyter-widgets/html-manager/dist/";
   me.setAttribute("data-jupyter-widgets-cdn", vendor + "npm/");
   me.setAttribute("data-jupyter-widgets-cdn-only", "");
-
-  var paths = {};
-  [
-    "@jupyter-widgets/base",
-    "@jupyter-widgets/base7",
-    "@jupyter-widgets/controls",
-    "@jupyter-widgets/controls7",
-    "@jupyter-widgets/html-manager",
-    "@jupyter-widgets/html-manager/dist/libembed-amd",
-  ].forEach(function (name) {
-    // Each bundled module gets a URL inside dist/, so that its public path is dist/.
-    paths[name] = dist + name.replace(/\//g, "_").replace(/^@/, "");
-  });
-  window.requirejs.config({ baseUrl: vendor + "npm/", paths: paths });
 
   // ---- MathJax 2 -> 3 bridge ----
   var pending = [];
