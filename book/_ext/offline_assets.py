@@ -21,16 +21,25 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   names a CDN. Thebe is not used (launch buttons for Binder and Colab do not need it), so its
   handler is unregistered. (sphinx-togglebutton's ``var togglebuttonSelector`` is duplicated
   the same way; ``var`` may be redeclared, so it is harmless.)
-* ``static/mha-book.css`` (ours) keeps figures readable in dark mode.
+* pydata-sphinx-theme's ``fontawesome.js`` (1.5 MB: Font Awesome's JS, which replaces every
+  ``<i class="fa-...">`` icon by an SVG) is not loaded: ``templates/layout.html`` (ours)
+  filters its script tag out of the theme's css block. The theme's CSS already holds Font
+  Awesome 6's icon rules and ``@font-face``s for the webfonts it ships in
+  ``_static/vendor/fontawesome``, so the icons are drawn as font glyphs (the theme needs the
+  JS only for custom icons, which the book has none of).
+* ``static/mha-book.css`` (ours) keeps figures readable in dark mode and the theme's icons
+  in Font Awesome 6 on widget pages.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
+from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -133,6 +142,31 @@ def copy_vendor_assets(app: Sphinx) -> None:
     logger.info(f"offline_assets: {copied} file(s) updated in {outdir}/{{_static,{VENDOR}}}")
 
 
+FONTAWESOME_JS = re.compile(
+    r'\s*<script\b[^>]*\bsrc="[^"]*/scripts/fontawesome\.js[^"]*"[^>]*>\s*</script>'
+)
+_missing_fontawesome_js_reported = False
+
+
+def drop_fontawesome_js(html: str) -> Markup:
+    """Jinja filter (templates/layout.html): the theme's css block without fontawesome.js."""
+    global _missing_fontawesome_js_reported
+    out, n = FONTAWESOME_JS.subn("", str(html))
+    if n == 0 and not _missing_fontawesome_js_reported:
+        _missing_fontawesome_js_reported = True
+        logger.warning(
+            "offline_assets: the theme's css block has no fontawesome.js script tag to drop "
+            "(pydata-sphinx-theme changed?): check templates/layout.html"
+        )
+    return Markup(out)
+
+
+def add_template_filters(app: Sphinx) -> None:
+    templates = getattr(app.builder, "templates", None)
+    if templates is not None and hasattr(templates, "environment"):
+        templates.environment.filters["mha_drop_fontawesome_js"] = drop_fontawesome_js
+
+
 # Tool folders that appear in the work tree (pytest, hypothesis, Jupyter) and hold .md files
 # that would otherwise be "not included in any toctree" warnings, i.e. build failures.
 EXCLUDE = [".pytest_cache", ".hypothesis", ".ruff_cache", ".git", "**/.ipynb_checkpoints"]
@@ -144,6 +178,7 @@ def configure(app: Sphinx, config) -> None:
     config.mathjax_path = MATHJAX_PATH
     config.nb_ipywidgets_js = dict(WIDGETS_JS)
     config.html_static_path = [*config.html_static_path, str(HERE / "static")]
+    config.templates_path = [str(HERE / "templates"), *config.templates_path]
     # pydata-sphinx-theme reads html_context["default_mode"]; unset, its JS logs the console
     # error "Got invalid theme mode: . Resetting to auto." on every first visit.
     config.html_context = {"default_mode": "auto", **config.html_context}
@@ -169,5 +204,6 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", configure)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_vendor_assets)
+    app.connect("builder-inited", add_template_filters)
     app.add_css_file("mha-book.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

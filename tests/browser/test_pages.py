@@ -4,7 +4,9 @@ Per page: zero console errors, page errors, failed requests and requests leaving
 127.0.0.1; every math element typeset by MathJax with no error; labelled equations
 numbered; widget labels typeset; widget text readable and figures and widget views on white
 in dark mode; reader features (sidebar, prev/next, search, copy buttons, .ipynb download,
-Binder/Colab launch links, a references page with entries) present.
+Binder/Colab launch links, a references page with entries) present; the page with all it
+loaded weighs under MAX_PAGE_BYTES; the theme's icons are drawn (Font Awesome glyphs from
+the theme's CSS and webfonts).
 """
 
 from __future__ import annotations
@@ -13,10 +15,37 @@ from pathlib import Path
 
 import harness
 import pytest
+from measure import WEIGHT_JS
 
 PAGES = harness.book_pages() or ["(book not built: run make book)"]
+# The page and everything it loaded (bytes as served: http.server does not compress).
+MAX_PAGE_BYTES = 6_000_000
 GENERATED = {"genindex.html", "search.html", "index.html"}
 CONTENT = [p for p in PAGES if p not in GENERATED and not p.startswith("(")]
+
+
+# The theme's visible icons (<i>/<span> with a fa-* class, outside widgets): drawn as a
+# Font Awesome glyph (a ::before content, in a Font Awesome font that the page has loaded).
+ICONS_JS = """
+() => {
+  const loaded = new Set(Array.from(document.fonts).filter((f) => f.status === 'loaded')
+      .map((f) => f.family.replace(/["']/g, '')));
+  const els = Array.from(document.querySelectorAll('i[class*="fa-"], span[class*="fa-"]'))
+      .filter((e) => e.checkVisibility() && !e.closest('.widget-subarea'));
+  const bad = [];
+  for (const e of els) {
+    const st = getComputedStyle(e, '::before');
+    const family = st.fontFamily.split(',')[0].replace(/["']/g, '').trim();
+    const box = e.getBoundingClientRect();
+    if (!st.content || st.content === 'none' || st.content === 'normal'
+        || !family.startsWith('Font Awesome') || !loaded.has(family)
+        || box.width < 4 || box.height < 4) {
+      bad.push([e.className, st.content, family, box.width, box.height]);
+    }
+  }
+  return {drawn: els.length - bad.length, bad};
+}
+"""
 
 
 @pytest.mark.parametrize("rel", PAGES)
@@ -25,6 +54,16 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
     page = loaded.page
     page.wait_for_timeout(150)  # late console errors (e.g. from deferred scripts)
     assert loaded.log.problems() == [], f"{rel}: " + "\n".join(loaded.log.problems())
+
+    w = page.evaluate(WEIGHT_JS)
+    weight = w["doc"] + sum(size for _, size in w["res"])
+    largest = sorted(w["res"], key=lambda r: -r[1])[:4]
+    assert weight < MAX_PAGE_BYTES, f"{rel}: {weight} bytes loaded; largest: {largest}"
+
+    icons = page.evaluate(ICONS_JS)
+    assert icons["bad"] == [], f"{rel}: icons not drawn: {icons['bad']}"
+    if rel in CONTENT:
+        assert icons["drawn"] >= 5, f"{rel}: only {icons['drawn']} Font Awesome icon glyphs"
 
     math = page.evaluate(
         """() => {
