@@ -22,7 +22,9 @@ def shown(html: str) -> tuple[str, dict[str, str], dict[str, float]]:
 
 @pytest.fixture(scope="module")
 def explorer() -> Explorer:
-    return Explorer(h_values=(1, 2, 3), d_k_values=(1, 3, 9))
+    return Explorer(
+        h_values=(1, 2, 3), d_k_values=(1, 3, 9), show=("rows", "heads", "concat", "cost")
+    )
 
 
 def test_every_position_shows_mhas_numbers(explorer: Explorer) -> None:
@@ -42,7 +44,7 @@ def test_every_position_shows_mhas_numbers(explorer: Explorer) -> None:
                     for k, v in values.items():
                         assert v == pytest.approx(want[k], rel=1e-5, abs=1e-6), (view, k)
                     checked += 1
-    assert checked == 3 * 3 * 5 * 3
+    assert checked == 3 * 3 * 5 * 4
 
 
 def test_rows_view_follows_the_word_picker(explorer: Explorer) -> None:

@@ -22,8 +22,10 @@ from torch import Tensor
 
 from mha import render, toy
 from mha import widgets as mw
+from mha.attention import concat_heads
 from mha.attention import heads as run_heads
 from mha.cost import layer_cost
+from mha.plots import HEAD_COLOURS
 
 WORD_LABELS = ("the (1st)", "cat", "chased", "the (2nd)", "mouse")
 
@@ -70,6 +72,56 @@ def expected_cost(**attrs: str) -> dict[str, float]:
     a = _ints(**attrs)
     c = layer_cost(a["n"], a["dmodel"], a["h"], a["dk"]).as_dict()
     return {k: float(v) for k, v in c.items() if k not in {"n", "d_model", "h", "d_k"}}
+
+
+def concat_of_heads(h: int, d_k: int, seed: int = 0) -> Tensor:
+    """The heads' outputs laid side by side, before ``W^O``: ``(5, h*d_k)``."""
+    W_q, W_k, W_v = toy.random_heads(h, d_k, seed)  # (h, 9, d_k) each
+    H, _ = run_heads(toy.X, W_q, W_k, W_v)  # (h, 5, d_k)
+    return concat_heads(H)  # (5, h*d_k)
+
+
+@mw.register_expected("concat")
+def expected_concat(**attrs: str) -> dict[str, float]:
+    """Numbers a ``concat`` view shows, from its ``data-h/dk/seed`` attributes."""
+    a = _ints(**attrs)
+    c = concat_of_heads(a["h"], a["dk"], a["seed"])  # (5, h*d_k)
+    out = {f"c{r}-{j}": float(c[r, j]) for r in range(c.shape[0]) for j in range(c.shape[1])}
+    out["width"] = float(c.shape[1])
+    return out
+
+
+def concat_html(h: int, d_k: int, seed: int = 0) -> str:
+    """The concatenated heads ``(5, h*d_k)`` as a table, each head's columns tinted its colour."""
+    c = concat_of_heads(h, d_k, seed)  # (5, h*d_k)
+    tint = [render.tint(HEAD_COLOURS[i % len(HEAD_COLOURS)]) for i in range(h)]
+    top = "".join(
+        f'<th colspan="{d_k}" style="background:{tint[i]}">head {i + 1}</th>' for i in range(h)
+    )
+    cols = "".join(f'<th style="background:{tint[j // d_k]}">{j + 1}</th>' for j in range(h * d_k))
+    body = "".join(
+        f'<tr><th scope="row">{word}</th>'
+        + "".join(
+            f'<td style="background:{tint[j // d_k]};color:#000" data-key="c{r}-{j}" '
+            f'data-value="{float(c[r, j]):.6g}">{float(c[r, j]):.2f}</td>'
+            for j in range(h * d_k)
+        )
+        + "</tr>"
+        for r, word in enumerate(toy.SENTENCE)
+    )
+    width = h * d_k
+    verdict = (
+        "the words leave at the width they arrived at"
+        if width == toy.D_MODEL
+        else f"W^O must map {width} columns back to d_model = {toy.D_MODEL}"
+    )
+    return (
+        f'<div class="mha-view" data-view="concat" data-h="{h}" data-dk="{d_k}" '
+        f'data-seed="{seed}"><p class="mha-note">concat is 5 × '
+        f"{render.count('width', width)} (h·d_k = {h} × {d_k}): {verdict}.</p>"
+        f'<table class="mha-heat"><thead><tr><th></th>{top}</tr><tr><th>column</th>{cols}'
+        f"</tr></thead><tbody>{body}</tbody></table></div>"
+    )
 
 
 def heads_html(h: int, d_k: int, seed: int = 0, highlight: int | None = None) -> str:
@@ -143,7 +195,8 @@ class Explorer(widgets.VBox):
         d_k_values: the positions of the ``d_k`` slider.
         h, d_k, word: the starting position (``word`` is an index into the sentence).
         seed: the seed of :func:`mha.toy.random_heads`.
-        show: which panels to show, any of ``"heads"``, ``"rows"``, ``"cost"``.
+        show: which panels to show, any of ``"rows"``, ``"heads"``, ``"concat"``
+            (the heads side by side before ``W^O``), ``"cost"``.
 
     A control with a single position is not shown. ``self.controls`` holds the
     controls (outermost first), ``self.panels`` the views by name.
@@ -178,6 +231,10 @@ class Explorer(widgets.VBox):
             "heads": (
                 (self.h_slider, self.d_k_slider),
                 lambda k: heads_html(hv[k[0]], dv[k[1]], seed),
+            ),
+            "concat": (
+                (self.h_slider, self.d_k_slider),
+                lambda k: concat_html(hv[k[0]], dv[k[1]], seed),
             ),
             "cost": (
                 (self.h_slider, self.d_k_slider),

@@ -24,6 +24,12 @@ def colour(value: float) -> tuple[str, str]:
     return mpl.colors.to_hex((r, g, b)), text
 
 
+def tint(colour: str, alpha: float = 0.3) -> str:
+    """A light version of ``colour`` mixed with white, so black text stays readable on it."""
+    r, g, b = mpl.colors.to_rgb(colour)
+    return mpl.colors.to_hex(tuple(1 - alpha + alpha * x for x in (r, g, b)))
+
+
 def number(key: str, value: float, digits: int = 2) -> str:
     """``<span>`` showing ``value`` rounded, carrying its full value for tests."""
     return f'<span data-key="{key}" data-value="{value:.6g}">{value:.{digits}f}</span>'
