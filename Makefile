@@ -44,7 +44,7 @@ LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
 lab: $(STAMP)
 	@mkdir -p $(dir $(LAB_OVERRIDES))
 	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
 
 clean:
 	rm -rf _build
