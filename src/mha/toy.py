@@ -182,7 +182,9 @@ def random_heads(
     per_head = []
     for i in range(h):
         g = _generator(seed, i, d_k, d_model)
-        w = RANDOM_SCALE * torch.randn(3, d_model, d_k, generator=g, dtype=torch.float64)
+        w = RANDOM_SCALE * torch.randn(
+            3, d_model, d_k, generator=g, dtype=torch.float64
+        )  # (3, d_model, d_k)
         per_head.append(w)  # (3, d_model, d_k): this head's W_q, W_k, W_v
     W = torch.stack(per_head, dim=1)  # (3, h, d_model, d_k)
     return W[0], W[1], W[2]

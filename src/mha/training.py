@@ -322,7 +322,7 @@ def verb_noun_weights(model: HeadsModel, batch: Sentences) -> tuple[Tensor, Tens
     """
     with torch.no_grad():
         _, weights = model(batch)  # (N, h, n, n)
-    idx = torch.arange(len(batch))
+    idx = torch.arange(len(batch))  # (N,)
     rows = weights[idx, :, batch.verb]  # (N, h, n)
     return rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos]  # (N, h) each
 
