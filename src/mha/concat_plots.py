@@ -11,22 +11,16 @@ from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
-from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from mha.concat import cell_labels, decode
 from mha.plots import HEAD_COLOURS
+from mha.render import tint
 
 SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
 STRAY = "#D55E00"  # Okabe-Ito vermillion: a number in the wrong row
-
-
-def _tint(colour: str, alpha: float = 0.28) -> tuple[float, float, float, float]:
-    """A light version of ``colour`` on white, so black text stays readable on it."""
-    r, g, b, _ = to_rgba(colour)
-    return (1 - alpha + alpha * r, 1 - alpha + alpha * g, 1 - alpha + alpha * b, 1.0)
 
 
 def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 8) -> None:
@@ -35,7 +29,7 @@ def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 
             (x, y),
             1,
             1,
-            facecolor=_tint(HEAD_COLOURS[head % len(HEAD_COLOURS)]),
+            facecolor=tint(HEAD_COLOURS[head % len(HEAD_COLOURS)], alpha=0.28),
             edgecolor="#555",
             linewidth=0.5,
         )
