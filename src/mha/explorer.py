@@ -15,6 +15,7 @@ one), not what any head means. Every view is precomputed (see
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import ipywidgets as widgets
@@ -36,6 +37,12 @@ def head_weights(h: int, d_k: int, seed: int = 0) -> Tensor:
     Returns:
         ``(h, 5, 5)``: head ``i``'s weights, query words down, key words across.
     """
+    return _head_weights(h, d_k, seed).clone()  # (h, 5, 5)
+
+
+@functools.lru_cache(maxsize=256)
+def _head_weights(h: int, d_k: int, seed: int) -> Tensor:
+    """Cached for the explorer, which draws each setting in several panels and rows."""
     W_q, W_k, W_v = toy.random_heads(h, d_k, seed)  # (h, 9, d_k) each
     _, weights = run_heads(toy.X, W_q, W_k, W_v)  # (h, 5, 5)
     return weights
