@@ -30,6 +30,7 @@ import torch
 
 import mha
 from mha import measure
+from mha.attention import project
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT_JSON = ROOT / "benchmarks" / "results.json"
@@ -80,9 +81,7 @@ def bench_cost(repeats: int) -> dict[str, Any]:
     counts = {}
     for name, layer in (("narrow", narrow), ("wide", wide)):
         whole = measure.flops(mha.heads, *layer.projections)["total"]
-        Q = torch.einsum("nd,hdk->hnk", layer.X, layer.W_q)  # (h, n, d_k)
-        K = torch.einsum("nd,hdk->hnk", layer.X, layer.W_k)  # (h, n, d_k)
-        V = torch.einsum("nd,hdk->hnk", layer.X, layer.W_v)  # (h, n, d_k)
+        Q, K, V = (project(layer.X, W) for W in (layer.W_q, layer.W_k, layer.W_v))  # (h, n, d_k)
         attention = measure.flops(mha.scaled_dot_product, Q, K, V)["total"]
         layer_flops = measure.flops(mha.multi_head_attention, *layer.projections, layer.W_o)[
             "total"

@@ -66,6 +66,18 @@ def single_head(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tenso
     return scaled_dot_product(Q, K, V)
 
 
+def project(X: Tensor, W: Tensor) -> Tensor:
+    """``X @ W[i]`` for every head ``i`` at once: ``(..., n, d_model) x (h, d_model, d_k)``.
+
+    The same ``X`` goes into every head and no head sees another. Written as one
+    einsum, torch runs it as one matmul instead of ``h`` broadcast copies of ``X``.
+
+    Returns:
+        ``(..., h, n, d_k)``.
+    """
+    return torch.einsum("...nd,hdk->...hnk", X, W)  # (..., h, n, d_k)
+
+
 def heads(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tensor, Tensor]:
     """Every head at once, before concatenation.
 
@@ -79,11 +91,7 @@ def heads(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tensor, Ten
         per head, and ``weights (..., h, n, n)``.
     """
     checks.projections(X, W_q, W_k, W_v, heads=True)
-    # The same X goes into every head: each projection is X @ W[i] for every head i at once,
-    # written as one einsum so torch runs it as one matmul instead of h broadcast copies of X.
-    Q = torch.einsum("...nd,hdk->...hnk", X, W_q)  # (..., h, n, d_k)
-    K = torch.einsum("...nd,hdk->...hnk", X, W_k)  # (..., h, n, d_k)
-    V = torch.einsum("...nd,hdv->...hnv", X, W_v)  # (..., h, n, d_v); no head sees another
+    Q, K, V = project(X, W_q), project(X, W_k), project(X, W_v)  # (..., h, n, d_k/d_v)
     return scaled_dot_product(Q, K, V)  # (..., h, n, d_v), (..., h, n, n)
 
 
