@@ -92,11 +92,10 @@ def budget_html(t: float) -> str:
     """One view of the trade-off slider: *chased*'s tilted row, its sum and the exchange."""
     e = expected_budget(tilt=str(t))
     row = torch.tensor([e[f"b-{j}"] for j in range(len(toy.SENTENCE))])  # (5,)
-    words = ("the", "cat", "chased", "the", "mouse")
     return (
         f'<div class="mha-view" data-view="budget" data-tilt="{t}">'
         f'<div class="mha-head"><h4>chased → … (scores tilted by {t:+.1f} '
-        f"from cat to mouse)</h4>{render.bars(row, words, 'b')}"
+        f"from cat to mouse)</h4>{render.bars(row, toy.SENTENCE, 'b')}"
         f'<p class="mha-note">row sum = {render.number("sum", e["sum"], 12)}</p>'
         f'<p class="mha-note">mouse gained {render.number("gain", e["gain"], 3)}; '
         f"the other four words together gained {render.number('others', e['others'], 3)}"
