@@ -3,20 +3,15 @@
 Every view is ``<div class="mha-view" data-view="NAME" data-...>`` and every number it shows
 is an element with ``data-key`` and ``data-value``. Given the view's ``data-*`` attributes
 (names without ``data-``, hyphens as underscores, values as strings), the chapter authors'
-code recomputes the numbers with ``mha``:
-
-1. ``mha.explorer.expected_view(**attrs) -> {data-key: value}`` when that function exists;
-2. otherwise ``mha.widgets.expected(view, **attrs)`` (the registry of view types that the
-   ``mha`` modules fill with ``@register_expected``); every ``mha`` submodule is imported so
-   each registers its view types.
-
-``None`` means the view type has no registered expectation.
+code recomputes the numbers with ``mha.widgets.expected(view, **attrs)``, the registry of
+view types that the ``mha`` modules fill with ``@register_expected`` (every ``mha`` submodule
+is imported so each registers its view types). ``None`` means the view type has no
+registered expectation, which :func:`compare` reports when the view shows numbers.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import math
 import pkgutil
 from collections.abc import Callable
@@ -25,28 +20,16 @@ from html.parser import HTMLParser
 Hook = Callable[[dict[str, str]], "dict[str, float | str] | None"]
 
 
-def hook() -> Hook | None:
-    """The function that recomputes a view's numbers, or None if mha provides none yet."""
-    if importlib.util.find_spec("mha") is None:
-        return None
-    if importlib.util.find_spec("mha.explorer") is not None:
-        explorer = importlib.import_module("mha.explorer")  # errors in it are real failures
-        fn = getattr(explorer, "expected_view", None)
-        if callable(fn):
-            return lambda attrs: fn(**attrs)
-    if importlib.util.find_spec("mha.widgets") is None:
-        return None
-    widgets = importlib.import_module("mha.widgets")
-    registry_fn = getattr(widgets, "expected", None)
-    if not callable(registry_fn):
-        return None
+def hook() -> Hook:
+    """The function that recomputes a view's numbers with mha's registry of view types."""
     mha = importlib.import_module("mha")
-    for mod in pkgutil.iter_modules(mha.__path__):
+    for mod in pkgutil.iter_modules(mha.__path__):  # each module registers its view types
         importlib.import_module(f"mha.{mod.name}")
+    widgets = importlib.import_module("mha.widgets")
 
-    def via_registry(attrs: dict[str, str]):
+    def via_registry(attrs: dict[str, str]) -> dict[str, float] | None:
         rest = {k: v for k, v in attrs.items() if k != "view"}
-        return registry_fn(attrs.get("view", ""), **rest)
+        return widgets.expected(attrs.get("view", ""), **rest)
 
     return via_registry
 
