@@ -52,4 +52,4 @@ clean:
 # Benchmarks (not tests): writes benchmarks/results.json and benchmarks/results.md.
 bench: $(STAMP) $(NPM_STAMP)
 	@tests/browser/ensure-chromium
-	$(BIN)/python benchmarks/run.py
+	$(BIN)/python -m benchmarks.run

@@ -20,7 +20,6 @@ import platform
 import shutil
 import statistics
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -183,7 +182,7 @@ def bench_torch(repeats: int) -> dict[str, Any]:
 
 def bench_live() -> dict[str, Any]:
     """The explorer's kernel-side response to each h / d_k change, and a full recompute."""
-    from mha import explorer
+    from mha.views import explorer
 
     start = time.perf_counter()
     e = explorer.Explorer()
@@ -220,10 +219,9 @@ def bench_live() -> dict[str, Any]:
 
 def bench_static() -> dict[str, Any]:
     """Slider switch times, first render and page weights in headless Chromium."""
-    sys.path.insert(0, str(ROOT / "tests" / "browser"))
-    import measure as browser_measure  # tests/browser/measure.py
+    from tests.browser.site_metrics import measure_site
 
-    return browser_measure.measure_site(ROOT / "_build" / "html")
+    return measure_site(ROOT / "_build" / "html")
 
 
 # 5. The build --------------------------------------------------------------------------------

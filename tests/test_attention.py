@@ -56,7 +56,7 @@ def test_heads_match_scaled_dot_product_attention(n: int, d_model: int, h: int) 
     W_q, W_k, W_v = (
         torch.randn(h, d_model, d_model // h, dtype=torch.float64, generator=g) for _ in range(3)
     )
-    got, _ = mha.heads(X, W_q, W_k, W_v)  # (h, n, d_k)
+    got, _ = mha.all_heads(X, W_q, W_k, W_v)  # (h, n, d_k)
     want = F.scaled_dot_product_attention(X @ W_q, X @ W_k, X @ W_v)  # (h, n, d_k)
     torch.testing.assert_close(got, want, rtol=0, atol=1e-9)
 
@@ -72,7 +72,7 @@ def test_causal_mask_matches_torch() -> None:
 
 def test_each_head_returns_n_by_d_k() -> None:  # C7
     W_q, W_k, W_v = toy.designed_heads()
-    H, weights = mha.heads(toy.X, W_q, W_k, W_v)
+    H, weights = mha.all_heads(toy.X, W_q, W_k, W_v)
     assert H.shape == (3, 5, 3)
     assert weights.shape == (3, 5, 5)
     for i in range(3):

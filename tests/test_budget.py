@@ -1,32 +1,41 @@
-"""The budget of one head (C2) and what breaks without the softmax (C4)."""
+"""One head's budget (chapter 1): the tilted row, its view, and what breaks without a softmax."""
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
+import re
+
 import pytest
 import torch
+from torch.nn.functional import scaled_dot_product_attention
 
-from mha import budget, plots, toy
-from mha import widgets as mw
+from mha import budget, toy
+from mha.views import switch as mw
+from mha.views.budget import budget_switch
+
+VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
 
 
-def test_scores_give_the_chapters_row() -> None:  # C1
+def test_scores_give_the_chapters_row() -> None:
     row = torch.softmax(budget.single_head_scores()[toy.CHASED], dim=-1)
     torch.testing.assert_close(row, torch.tensor(toy.CHASED_ROW, dtype=torch.float64))
     _, weights = budget.single_head_attention()
     torch.testing.assert_close(weights[toy.CHASED], row)
 
 
-@pytest.mark.parametrize("t", [-4.0, -1.5, 0.0, 0.5, 3.0, 40.0])
-def test_tilt_keeps_the_budget(t: float) -> None:  # C2
+@pytest.mark.parametrize("t", [-4.0, -1.5, 0.5, 3.0, 40.0])
+def test_tilt_moves_weight_from_cat_to_mouse_and_keeps_the_budget(t: float) -> None:
     base, row = budget.chased_tilted(0.0), budget.chased_tilted(t)
     assert abs(float(row.sum()) - 1.0) < 1e-12
-    gain = row[toy.MOUSE] - base[toy.MOUSE]
-    others = (row - base).sum() - gain
-    assert abs(float(gain + others)) < 1e-12
-    assert float(row[toy.CAT] + row[toy.MOUSE]) <= 1.0
+    # Closed form: only two scores move, so every weight is the old one times exp(shift)
+    # over the new normaliser.
+    shift = torch.zeros(5, dtype=torch.float64)
+    shift[toy.MOUSE], shift[toy.CAT] = t, -t
+    z = float((base * torch.exp(shift)).sum())
+    torch.testing.assert_close(row, base * torch.exp(shift) / z, rtol=0, atol=1e-12)
     if t > 0:
         assert row[toy.MOUSE] > base[toy.MOUSE] and row[toy.CAT] < base[toy.CAT]
+    else:
+        assert row[toy.MOUSE] < base[toy.MOUSE] and row[toy.CAT] > base[toy.CAT]
 
 
 def test_tilt_zero_is_identity_and_rejects_a_matrix() -> None:
@@ -35,18 +44,30 @@ def test_tilt_zero_is_identity_and_rejects_a_matrix() -> None:
         budget.tilt(torch.zeros(5, 5, dtype=torch.float64), 1.0)
 
 
-def test_budget_views_match_expected() -> None:
-    control, stack = budget.budget_switch()
+def test_every_budget_view_shows_what_torch_computes() -> None:
+    """Each view's numbers against PyTorch's attention with the tilt as an additive mask."""
+    control, stack = budget_switch()
     assert len(stack.children) == len(budget.TILTS)
-    control.value = 2.0
-    html = mw.visible_html(stack)
-    assert 'data-tilt="2.0"' in html
-    e = mw.expected("budget", tilt="2.0")
-    assert e is not None
-    assert f'data-key="b-4" data-value="{e["b-4"]:.6g}"' in html
+    W_q, W_k, _ = toy.single_head_weights()
+    Q, K = toy.X @ W_q, toy.X @ W_k
+    eye = torch.eye(5, dtype=torch.float64)
+    base = scaled_dot_product_attention(Q, K, eye)[toy.CHASED]
+    for t in budget.TILTS:
+        control.value = t
+        shown = {k: float(v) for k, v in VALUE.findall(mw.visible_html(stack))}
+        bias = torch.zeros(5, 5, dtype=torch.float64)
+        bias[toy.CHASED, toy.MOUSE], bias[toy.CHASED, toy.CAT] = t, -t
+        row = scaled_dot_product_attention(Q, K, eye, attn_mask=bias)[toy.CHASED]
+        for j in range(5):
+            assert shown[f"b-{j}"] == pytest.approx(float(row[j]), abs=1e-6)
+        assert shown["gain"] == pytest.approx(float(row[toy.MOUSE] - base[toy.MOUSE]), abs=1e-6)
+        others = sum(float(row[j] - base[j]) for j in range(5) if j != toy.MOUSE)
+        assert shown["others"] == pytest.approx(others, abs=1e-6)
+        assert shown["sum"] == pytest.approx(1.0, abs=1e-12)
+        assert mw.expected("budget", tilt=str(t)) == pytest.approx(shown, abs=1e-6)
 
 
-def test_softmax_blend_is_bounded_and_others_run_away() -> None:  # C4
+def test_softmax_blend_is_bounded_and_others_run_away() -> None:
     scales = [1, 2, 4, 8, 16, 32]
     norms = budget.blend_norms(scales)
     bound = norms["bound"][0]
@@ -58,14 +79,3 @@ def test_softmax_blend_is_bounded_and_others_run_away() -> None:  # C4
 def test_blends_rejects_bad_shapes() -> None:
     with pytest.raises(ValueError, match="must be"):
         budget.blends(torch.zeros(5, 4, dtype=torch.float64), torch.zeros(5, 3))
-
-
-def test_new_plots_draw() -> None:
-    _, weights = budget.single_head_attention()
-    fig = plots.matrix_and_row(weights, toy.SENTENCE, toy.CHASED, "W")
-    assert len(fig.axes) == 2
-    rows = torch.stack([budget.chased_tilted(t) for t in budget.TILTS])
-    _, ax = plt.subplots()
-    plots.stacked_rows(ax, budget.TILTS, rows, toy.SENTENCE, "tilt")
-    plots.growth(ax, [1, 2], {"a": [1, 2]}, "x", "y")
-    plt.close("all")

@@ -13,8 +13,8 @@ import torch
 import mha
 from mha import toy
 from mha.concat import cell_labels, columns_touched, decode, layer_output
-from mha.concat_plots import concat_matrix, reach, reshape_steps
-from mha.cost_plots import cost_vs_heads
+from mha.figures.concat import concat_matrix, reach, reshape_steps
+from mha.figures.cost import cost_vs_heads
 
 
 def test_without_output_projection_each_head_reaches_only_its_block() -> None:
@@ -63,7 +63,7 @@ def test_cell_labels_reject_empty() -> None:
 
 def test_figures_draw() -> None:
     W_q, W_k, W_v = toy.designed_heads()
-    H, _ = mha.heads(toy.X, W_q, W_k, W_v)
+    H, _ = mha.all_heads(toy.X, W_q, W_k, W_v)
     fig, (a, b) = plt.subplots(1, 2)
     concat_matrix(a, mha.concat_heads(H), toy.SENTENCE, 3)
     assert len(a.patches) == 5 * 9 + 3  # cells plus one frame per head

@@ -16,7 +16,7 @@ def test_narrow_head_shapes(d_model: int, h: int, d_k: int) -> None:  # C8
     assert W_q.shape == (h, d_model, d_k)
     n = 5
     X = torch.randn(n, d_model, dtype=torch.float64)
-    H, _ = mha.heads(X, W_q, W_k, W_v)
+    H, _ = mha.all_heads(X, W_q, W_k, W_v)
     assert H.shape == (h, n, d_k)
     assert mha.concat_heads(H).shape == (n, d_model)
 

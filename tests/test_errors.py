@@ -83,7 +83,8 @@ def test_not_a_tensor_and_wrong_rank() -> None:
 
 def test_bad_masks() -> None:
     Q = torch.randn(4, 2)
-    with pytest.raises(ValueError, match=r"mask must be boolean \(4, 4\)"):
+    wrong = r"mask must be boolean \(n_q, n_k\) = \(4, 4\), got torch.bool \(3, 3\)"
+    with pytest.raises(ValueError, match=wrong):
         mha.scaled_dot_product(Q, Q, Q, mask=torch.ones(3, 3, dtype=torch.bool))
-    with pytest.raises(ValueError, match="at least one word"):
+    with pytest.raises(ValueError, match="at least one key; rows \\[0, 1, 2, 3\\]"):
         mha.scaled_dot_product(Q, Q, Q, mask=torch.zeros(4, 4, dtype=torch.bool))

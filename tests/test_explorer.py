@@ -7,8 +7,8 @@ import re
 import pytest
 
 from mha import toy
-from mha import widgets as mw
-from mha.explorer import Explorer
+from mha.views import switch as mw
+from mha.views.explorer import Explorer
 
 VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
 ATTRS = re.compile(r'data-(h|dk|seed|word|n|dmodel)="(\d+)"')

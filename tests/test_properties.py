@@ -81,7 +81,7 @@ def test_batched_equals_loop_over_sentences(layer) -> None:
 def test_concat_times_w_o_is_sum_of_per_head_blocks(layer) -> None:
     X, W_q, W_k, W_v, W_o = layer
     h, d_v = W_v.shape[0], W_v.shape[-1]
-    H, _ = mha.heads(X, W_q, W_k, W_v)  # (b, h, n, d_v)
+    H, _ = mha.all_heads(X, W_q, W_k, W_v)  # (b, h, n, d_v)
     blocks = sum(H[:, i] @ W_o[i * d_v : (i + 1) * d_v] for i in range(h))  # (b, n, d_model)
     torch.testing.assert_close(mha.concat_heads(H) @ W_o, blocks, rtol=1e-10, atol=1e-10)
     out, _ = mha.multi_head_attention(X, W_q, W_k, W_v, W_o)

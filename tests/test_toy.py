@@ -35,7 +35,7 @@ def test_other_rows_are_not_copies_of_chased() -> None:
 def test_designed_heads_split_subject_and_object() -> None:  # C5
     W_q, W_k, W_v = toy.designed_heads()
     assert W_q.shape == W_k.shape == W_v.shape == (3, 9, 3)
-    _, weights = mha.heads(toy.X, W_q, W_k, W_v)
+    _, weights = mha.all_heads(toy.X, W_q, W_k, W_v)
     subject, obj = weights[0, toy.CHASED], weights[1, toy.CHASED]
     assert subject.argmax() == toy.CAT and subject[toy.CAT] > 0.5
     assert obj.argmax() == toy.MOUSE and obj[toy.MOUSE] > 0.5

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
 from mha import training as T
-from mha import widgets as mw
+from mha.views import switch as mw
+from mha.views.training import steps_html
 
 SHORT = 40  # steps: enough to see every effect, a fraction of a second each
 
@@ -87,24 +90,37 @@ def test_training_is_deterministic() -> None:
         assert torch.equal(a.snapshots[step], b.snapshots[step])
 
 
-def test_rows_sum_to_one_and_roles_add_up() -> None:
+def test_snapshot_rows_and_roles_match_a_direct_forward_pass() -> None:
     run = T.train(T.RunConfig(h=3, steps=5))
-    for rows in run.snapshots.values():
+    assert run.model is not None and run.roles is not None
+    for rows in run.snapshots.values():  # each a softmax row of the verb: sums to one
         assert torch.allclose(rows.sum(-1), torch.ones(3, dtype=torch.float64))
-    assert run.roles is not None
-    assert torch.allclose(run.roles.sum(-1), torch.ones(3, dtype=torch.float64))
+    # The roles, recomputed sentence by sentence from the model's own weights.
+    _, test = T.split()
+    with torch.no_grad():
+        _, w = run.model(test)  # (N, h, n, n)
+    subj = torch.stack([w[i, :, test.verb[i], test.subject_pos[i]] for i in range(len(test))])
+    obj = torch.stack([w[i, :, test.verb[i], test.object_pos[i]] for i in range(len(test))])
+    torch.testing.assert_close(run.roles[:, 0], subj.mean(0), rtol=0, atol=1e-12)
+    torch.testing.assert_close(run.roles[:, 1], obj.mean(0), rtol=0, atol=1e-12)
 
 
-def test_steps_view_matches_expected() -> None:
-    config = T.RunConfig(h=2, steps=20)
-    run = T.cached_run(config)
-    html = T.steps_html(run, 10)
+def test_steps_view_shows_the_runs_snapshot() -> None:
+    config = T.RunConfig(h=2, steps=20, init="perturbed", eps=1e-3)
+    run = T.train(config)
+    html = steps_html(run, 10)
     assert 'data-view="training-steps"' in html and 'data-step="10"' in html
-    attrs = {"h": "2", "seed": "0", "steps": "20", "lr": str(config.lr), "batch": "128"}
-    want = mw.expected("training-steps", **attrs, step="10")
+    shown = dict(re.findall(r'data-key="([^"]+)" data-value="([^"]+)"', html))
+    rows = run.snapshots[10]  # (h, n)
+    for i in range(2):
+        for j in range(T.MAX_LEN):
+            assert float(shown[f"r{i}-{j}"]) == pytest.approx(float(rows[i, j]), abs=1e-6)
+    attrs = dict(re.findall(r'data-([a-z]+)="([^"]*)"', html.split(">", 1)[0]))
+    assert attrs["eps"] == "0.001" and attrs["init"] == "perturbed"
+    want = mw.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
     assert want is not None
     for key, value in want.items():
-        assert f'data-key="{key}" data-value="{value:.6g}"' in html
+        assert float(shown[key]) == pytest.approx(value, rel=1e-5, abs=1e-6)
 
 
 def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
@@ -112,7 +128,6 @@ def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
     data = T.all_sentences()
     pref = T.noun_preference(model, data)
     assert pref.shape == (3, len(T.NOUNS))
-    assert ((pref >= 0) & (pref <= 1)).all()
     # Recompute one entry by hand: head 2, noun "dog".
     with torch.no_grad():
         _, w = model(data)
@@ -128,9 +143,20 @@ def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
     assert abs(float(pref[1, k]) - total / count) < 1e-12
 
 
-def test_noun_choice_shares_and_ranking() -> None:
+def test_noun_choice_matches_a_sentence_by_sentence_count() -> None:
     model = T.HeadsModel(2, seed=3)
-    decisive, ranked = T.noun_choice(model, T.all_sentences())
-    assert decisive.shape == ranked.shape == (2,)
-    assert ((decisive >= 0.5) & (decisive <= 1)).all()
-    assert ((ranked >= 0) & (ranked <= 1)).all()
+    data = T.all_sentences()
+    decisive, ranked = T.noun_choice(model, data)
+    pref = T.noun_preference(model, data)  # (h, nouns)
+    with torch.no_grad():
+        _, w = model(data)
+    for head in range(2):
+        shares, agree = [], 0
+        for i in range(len(data)):
+            s = float(w[i, head, data.verb[i], data.subject_pos[i]])
+            o = float(w[i, head, data.verb[i], data.object_pos[i]])
+            shares.append(max(s, o) / (s + o))
+            prefers_subject = pref[head, data.subject[i]] > pref[head, data.object[i]]
+            agree += (s > o) == bool(prefers_subject)
+        assert float(decisive[head]) == pytest.approx(sum(shares) / len(shares), abs=1e-12)
+        assert float(ranked[head]) == pytest.approx(agree / len(data), abs=1e-12)

@@ -1,20 +1,49 @@
-"""mha: the small attention package behind the book *Multi-Head Attention*.
+"""mha: the small attention package behind the book *Multi-Head Attention, Interactively*.
 
-Modules:
-    attention  scaled dot-product attention, one head and many
-    cost       parameter and multiply-add counts, as the chapter counts them
-    toy        the running example, *the cat chased the mouse*
-    checks     the input checks every public function runs first
-    widgets    controls whose views are precomputed, so they work without a kernel
-    render     HTML pictures of attention weights for those views
-    explorer   the h / d_k explorer widget on the toy sentence
-    plots      matplotlib figures labelled with the sentence's words
+Three layers: the maths, then the figures and the views, which build on the
+maths and never the other way round. The maths imports neither matplotlib nor
+ipywidgets, so it runs anywhere torch runs.
+
+The maths and the running example:
+    attention          scaled dot-product attention: one head, every head at once, the layer
+    checks             input checks, run once at the outermost public call
+    cost               parameter and multiply-add counts of a layer
+    measure            FLOPs counted by PyTorch on real calls, and interleaved timing
+    seeds              the one way the package seeds random numbers
+    toy                the running example, *the cat chased the mouse*: X, labels, weights
+    budget             one head's budget: tilting a softmax row, blends without a softmax
+    concat             where each head's numbers land once heads are laid side by side
+    training           real heads trained on a toy subject/object task:
+      training.data    the task: vocabulary, sentences, the train/test split, positions
+      training.model   one multi-head attention layer with a read-out at the verb
+      training.loop    training runs: settings, the Adam loop, what a run records
+      training.probe   accuracy, and where each head's verb row looks
+
+Shared by the figures and the views:
+    style              colours, the colormap, black or white text on a coloured cell
+
+The figures (matplotlib), one module per subject:
+    figures            the subpackage:
+      figures.attention  weight tables, rows as bars, stacked rows, growth curves
+      figures.cost       cost of a layer against the number of heads
+      figures.concat     heads side by side, the columns a head reaches, the reshape
+      figures.mask       weights before and after a mask
+      figures.training   loss curves, differences between heads, rows before/after
+
+The views (HTML and widgets that work with a kernel and without one):
+    views              the subpackage:
+      views.html       the view root element, numbers tests can read, tables and bars
+      views.switch     precomputed views switched by controls; expected values by view type
+      views.explorer   the h / d_k explorer over the toy sentence
+      views.budget     the trade-off slider of one head's budget
+      views.training   the training-step slider
+      views.tables     Markdown tables of training results
 """
 
 from mha.attention import (
+    all_heads,
     causal_mask,
     concat_heads,
-    heads,
     multi_head_attention,
     multi_head_attention_loop,
     project,
@@ -26,9 +55,9 @@ from mha.cost import Cost, layer_cost
 
 __all__ = [
     "Cost",
+    "all_heads",
     "causal_mask",
     "concat_heads",
-    "heads",
     "layer_cost",
     "multi_head_attention",
     "multi_head_attention_loop",

@@ -1,11 +1,10 @@
 """One head's budget: a softmax row sums to one, and what happens without it.
 
-Chapter 1 uses these to show two things about the single full-width head of
-:func:`mha.toy.single_head_weights`:
+Two things about the single full-width head of :func:`mha.toy.single_head_weights`:
 
-* the *trade-off* (claim C2): tilting *chased*'s scores towards *mouse* and
+* the *trade-off*: tilting *chased*'s scores towards *mouse* and
   away from *cat* moves weight between them, and the row still sums to one;
-* the *runaway* (claim C4): weights that are not a softmax give blends whose
+* the *runaway*: weights that are not a softmax give blends whose
   size grows without bound as the scores grow, while the softmax blend stays
   inside the box spanned by the value vectors.
 
@@ -16,12 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ipywidgets as widgets
 import torch
 from torch import Tensor
 
-from mha import render, toy
-from mha import widgets as mw
+from mha import toy
 from mha.attention import single_head
 
 # The trade-off slider's positions: how far chased's scores are tilted from cat to mouse.
@@ -73,48 +70,6 @@ def tilt(scores: Tensor, t: float, gain: int = toy.MOUSE, lose: int = toy.CAT) -
 def chased_tilted(t: float) -> Tensor:
     """*chased*'s row of the single head, tilted by ``t`` from *cat* to *mouse*. ``(5,)``."""
     return tilt(single_head_scores()[toy.CHASED], t)  # (5,)
-
-
-@mw.register_expected("budget")
-def expected_budget(**attrs: str) -> dict[str, float]:
-    """Numbers a ``budget`` view shows, from its ``data-tilt`` attribute."""
-    t = float(attrs["tilt"])
-    row = chased_tilted(t)  # (5,)
-    base = chased_tilted(0.0)  # (5,)
-    out = {f"b-{j}": float(row[j]) for j in range(row.shape[0])}
-    out["sum"] = float(row.sum())
-    out["gain"] = float(row[toy.MOUSE] - base[toy.MOUSE])
-    out["others"] = float((row - base).sum() - (row[toy.MOUSE] - base[toy.MOUSE]))
-    return out
-
-
-def budget_html(t: float) -> str:
-    """One view of the trade-off slider: *chased*'s tilted row, its sum and the exchange."""
-    e = expected_budget(tilt=str(t))
-    row = torch.tensor([e[f"b-{j}"] for j in range(len(toy.SENTENCE))])  # (5,)
-    return (
-        f'<div class="mha-view" data-view="budget" data-tilt="{t}">'
-        f'<div class="mha-head"><h4>chased → … (scores tilted by {t:+.1f} '
-        f"from cat to mouse)</h4>{render.bars(row, toy.SENTENCE, 'b')}"
-        f'<p class="mha-note">row sum = {render.number("sum", e["sum"], 12)}</p>'
-        f'<p class="mha-note">mouse gained {render.number("gain", e["gain"], 3)}; '
-        f"the other four words together gained {render.number('others', e['others'], 3)}"
-        "</p></div></div>"
-    )
-
-
-def budget_switch(
-    tilts: Sequence[float] = TILTS, start: float = 0.0
-) -> tuple[widgets.SelectionSlider, widgets.Widget]:
-    """The trade-off slider and its precomputed views.
-
-    Returns:
-        ``(slider, stack)``: put both in a ``VBox``; the stack follows the slider
-        with or without a kernel.
-    """
-    control = mw.slider("tilt from cat to mouse", [(f"{t:+.1f}", t) for t in tilts], start)
-    stack = mw.switch([control], lambda key: budget_html(tilts[key[0]]))
-    return control, stack
 
 
 def blends(scores: Tensor, V: Tensor) -> dict[str, Tensor]:

@@ -1,14 +1,50 @@
 """Input checks at the package boundary.
 
-Every public function calls these first, so a wrong shape fails with a message
-that names the shapes involved instead of a torch traceback from deep inside a
-matmul.
+A wrong shape should fail with a message that names the shapes involved, not
+with a torch traceback from deep inside a matmul. The checks live here so that
+the functions of :mod:`mha.attention` read as the maths alone.
+
+:func:`boundary` wraps a public function with its check. The check runs only
+at the outermost call: when :func:`mha.multi_head_attention` calls
+:func:`mha.all_heads`, which calls :func:`mha.scaled_dot_product`, the
+arguments are checked once, on the way in.
 """
 
 from __future__ import annotations
 
+import functools
+import threading
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
 import torch
 from torch import Tensor
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+_depth = threading.local()
+
+
+def boundary(check: Callable[..., object]) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Decorator: run ``check(*args, **kwargs)`` before ``fn``, unless called from inside
+    another checked function (whose own check already covered these arguments)."""
+
+    def wrap(fn: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(fn)
+        def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+            depth = getattr(_depth, "n", 0)
+            if depth == 0:
+                check(*args, **kwargs)
+            _depth.n = depth + 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _depth.n = depth
+
+        return checked
+
+    return wrap
 
 
 def shape(t: Tensor) -> str:
@@ -36,6 +72,13 @@ def same_dtype(**tensors: Tensor) -> None:
         raise TypeError(f"all tensors must share one dtype, got {listed}")
 
 
+def positive(**counts: object) -> None:
+    """Raise ``ValueError`` unless every count is a positive int."""
+    for name, v in counts.items():
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise ValueError(f"{name} must be a positive int, got {v!r}")
+
+
 def sentence(X: Tensor) -> tuple[int, int]:
     """Check ``X (..., n, d_model)`` and return ``(n, d_model)``."""
     X = as_tensor("X", X)
@@ -47,6 +90,37 @@ def sentence(X: Tensor) -> tuple[int, int]:
     if d_model == 0:
         raise ValueError(f"X has word vectors of width 0: shape {shape(X)}")
     return n, d_model
+
+
+def mask_for(mask: Tensor | None, n_q: int, n_k: int) -> None:
+    """Check a boolean mask ``(n_q, n_k)`` whose every row allows at least one key."""
+    if mask is None:
+        return
+    if not isinstance(mask, Tensor) or mask.dtype != torch.bool or mask.shape != (n_q, n_k):
+        got = f"{mask.dtype} {shape(mask)}" if isinstance(mask, Tensor) else type(mask).__name__
+        raise ValueError(f"mask must be boolean (n_q, n_k) = ({n_q}, {n_k}), got {got}")
+    empty = (~mask.any(dim=-1)).nonzero().flatten().tolist()
+    if empty:
+        raise ValueError(f"every row of mask must allow at least one key; rows {empty} allow none")
+
+
+def attention_inputs(Q: Tensor, K: Tensor, V: Tensor, mask: Tensor | None = None) -> None:
+    """Check ``Q (..., n_q, d_k)``, ``K (..., n_k, d_k)``, ``V (..., n_k, d_v)`` and the mask."""
+    for name, t in (("Q", Q), ("K", K), ("V", V)):
+        as_tensor(name, t)
+        if t.dim() < 2:
+            raise ValueError(
+                f"{name} must have at least 2 dimensions (words, width), got {shape(t)}"
+            )
+    same_dtype(Q=Q, K=K, V=V)
+    if Q.shape[-1] != K.shape[-1] or K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"Q {shape(Q)}, K {shape(K)} and V {shape(V)} must agree: Q and K on their last "
+            "dimension d_k, K and V on the number of keys n_k"
+        )
+    if Q.shape[-2] == 0 or K.shape[-2] == 0:
+        raise ValueError(f"no words to attend: Q {shape(Q)}, K {shape(K)}")
+    mask_for(mask, Q.shape[-2], K.shape[-2])
 
 
 def projections(
@@ -84,6 +158,28 @@ def projections(
     return h, W_q.shape[-1], W_v.shape[-1]
 
 
+def single_head_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
+    """Check one head's ``X (..., n, d_model)`` and ``W_q, W_k, W_v (d_model, d_k)``."""
+    projections(X, W_q, W_k, W_v, heads=False)
+
+
+def heads_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
+    """Check ``X (..., n, d_model)`` and ``W_q, W_k, W_v (h, d_model, d_k)``."""
+    projections(X, W_q, W_k, W_v, heads=True)
+
+
+def project_inputs(X: Tensor, W: Tensor) -> None:
+    """Check ``X (..., n, d_model)`` against ``W (h, d_model, d_k)``."""
+    projections(X, W, W, W, heads=True)
+
+
+def concat_inputs(H: Tensor) -> None:
+    """Check the heads' outputs ``H (..., h, n, d_v)``."""
+    as_tensor("H", H)
+    if H.dim() < 3:
+        raise ValueError(f"heads must be (..., h, n, d_v), got {shape(H)}")
+
+
 def output(W_o: Tensor, h: int, d_v: int, d_model: int, dtype: torch.dtype) -> None:
     """Check ``W_o (h*d_v, d_model)`` against the heads it re-joins."""
     as_tensor("W_o", W_o)
@@ -100,6 +196,12 @@ def output(W_o: Tensor, h: int, d_v: int, d_model: int, dtype: torch.dtype) -> N
         )
 
 
+def layer_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, W_o: Tensor) -> None:
+    """Check a whole layer: the projections against ``X``, then ``W_o`` against the heads."""
+    h, _, d_v = projections(X, W_q, W_k, W_v, heads=True)
+    output(W_o, h, d_v, X.shape[-1], X.dtype)
+
+
 def head_width(d_model: int, h: int) -> int:
     """Return ``d_model // h``, raising ``ValueError`` unless ``h`` divides ``d_model``."""
     if not isinstance(h, int) or not isinstance(d_model, int):
@@ -112,3 +214,11 @@ def head_width(d_model: int, h: int) -> int:
             f"({d_model} / {h} = {d_model / h:.3g} is not a whole number)"
         )
     return d_model // h
+
+
+def split_inputs(W: Tensor, h: int) -> None:
+    """Check a full-width projection ``W (d_model, d_model)`` and a head count that divides it."""
+    as_tensor("W", W)
+    if W.dim() != 2:
+        raise ValueError(f"W must be (d_model, d_model), got {shape(W)}")
+    head_width(W.shape[1], h)

@@ -1,6 +1,6 @@
 """Where the heads' numbers end up once they are laid side by side.
 
-Helpers for the chapter on concatenation: which output columns each head can
+Which output columns each head can
 reach (with and without ``W^O``), and a tensor of cell *labels* that can be
 pushed through the same ``transpose``/``reshape`` calls as the heads, so a
 figure can show where every number goes.
@@ -11,8 +11,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from mha import checks
-from mha.attention import concat_heads, heads
+from mha import checks, toy
+from mha.attention import all_heads, concat_heads
 
 
 def layer_output(
@@ -23,7 +23,7 @@ def layer_output(
     Without ``W_o`` this stops after concatenation; with it, it is
     :func:`mha.multi_head_attention`'s output.
     """
-    H, _ = heads(X, W_q, W_k, W_v)  # (..., h, n, d_v)
+    H, _ = all_heads(X, W_q, W_k, W_v)  # (..., h, n, d_v)
     concat = concat_heads(H)  # (..., n, h*d_v)
     return concat if W_o is None else concat @ W_o  # (..., n, h*d_v) or (..., n, d_model)
 
@@ -70,6 +70,12 @@ def columns_touched(
         out = layer_output(X, *moved, W_o)  # (n, d_out)
         rows.append((out - base).abs().amax(dim=0) > tol)  # (d_out,)
     return torch.stack(rows)  # (h, d_out)
+
+
+def concat_of_heads(h: int, d_k: int, seed: int = 0) -> Tensor:
+    """The random heads of :func:`mha.toy.random_heads` on the toy sentence, laid side by
+    side before ``W^O``: ``(5, h*d_k)``."""
+    return layer_output(toy.X, *toy.random_heads(h, d_k, seed))  # (5, h*d_k)
 
 
 def cell_labels(h: int, n: int, d_v: int) -> Tensor:

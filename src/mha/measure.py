@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import ipywidgets as widgets
 import torch
 from torch import Tensor
 from torch.utils.flop_counter import FlopCounterMode
@@ -65,7 +64,7 @@ class Layer:
 
     @property
     def projections(self) -> tuple[Tensor, Tensor, Tensor, Tensor]:
-        """``(X, W_q, W_k, W_v)``, the arguments of :func:`mha.heads`."""
+        """``(X, W_q, W_k, W_v)``, the arguments of :func:`mha.all_heads`."""
         return self.X, self.W_q, self.W_k, self.W_v
 
 
@@ -150,14 +149,3 @@ def time_interleaved(
             fn()
             runs[name].append(time.perf_counter() - start)
     return {name: Timing(tuple(r)) for name, r in runs.items()}
-
-
-def html_bytes(root: widgets.Widget) -> int:
-    """Characters of HTML stored in a widget tree (every precomputed view counts).
-
-    Walks ``children`` of boxes and stacks and adds up the ``value`` of every
-    ``widgets.HTML``: roughly what the tree adds to the page that embeds it.
-    """
-    if isinstance(root, widgets.HTML):
-        return len(root.value)
-    return sum(html_bytes(child) for child in getattr(root, "children", ()))

@@ -18,23 +18,29 @@ col   feature      words that have it
 5-8   position     cos/sin of the position at two frequencies
 ====  ===========  ==========================================
 
-The last four columns are sinusoids of the word's position ``p = 0..4``, as in
-Vaswani et al. (2017): ``cos(p*pi/3), sin(p*pi/3), cos(p*pi/9), sin(p*pi/9)``.
+The last four columns are sinusoids of the word's position ``p = 0..4``, in the spirit of
+Vaswani et al. (2017) but not their recipe: ``cos(p*pi/3), sin(p*pi/3),
+cos(p*pi/9), sin(p*pi/9)``, in columns of their own next to the features (the
+Transformer *adds* its sinusoids, of other frequencies, to the word vectors).
 They are what tells the two copies of *the* apart; without them rows 0 and 3
 of ``X`` would be equal and no head could treat them differently.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 
-import numpy as np
 import torch
 from torch import Tensor
 
 from mha import checks
+from mha.attention import all_heads
+from mha.seeds import generator
 
 SENTENCE: tuple[str, ...] = ("the", "cat", "chased", "the", "mouse")
+# The words as labels that tell the two copies of "the" apart.
+WORD_LABELS: tuple[str, ...] = ("the (1st)", "cat", "chased", "the (2nd)", "mouse")
 FEATURES: tuple[str, ...] = (
     "determiner",
     "noun",
@@ -82,12 +88,6 @@ def _sentence_matrix() -> Tensor:
 X: Tensor = _sentence_matrix()  # (5, 9); treat as read-only, .clone() before editing
 
 
-def _generator(*key: int) -> torch.Generator:
-    """A torch generator seeded from a tuple of ints (stable across runs and machines)."""
-    seed = int(np.random.SeedSequence(list(key)).generate_state(1)[0])
-    return torch.Generator().manual_seed(seed)
-
-
 def single_head_weights() -> tuple[Tensor, Tensor, Tensor]:
     """One full-width head (``d_k = 9``) whose row for *chased* is the chapter's row.
 
@@ -109,7 +109,7 @@ def single_head_weights() -> tuple[Tensor, Tensor, Tensor]:
     p = torch.tensor(CHASED_ROW, dtype=torch.float64)  # (5,)
     target = torch.log(p) - torch.log(p).mean()  # (5,) scores that softmax to p
     q = math.sqrt(D_MODEL) * torch.linalg.pinv(X) @ target  # (9,) chased's query
-    g = _generator(2017, 0)
+    g = generator(2017, 0)
     A = RANDOM_SCALE * torch.randn(D_MODEL, D_MODEL, generator=g, dtype=torch.float64)  # (9, 9)
     x_c = X[CHASED]  # (9,)
     W_q = A + torch.outer(x_c, q - A.T @ x_c) / (x_c @ x_c)  # (9, 9), x_c @ W_q == q
@@ -181,7 +181,7 @@ def random_heads(
         raise ValueError(f"h and d_k must be positive ints, got h = {h!r}, d_k = {d_k!r}")
     per_head = []
     for i in range(h):
-        g = _generator(seed, i, d_k, d_model)
+        g = generator(seed, i, d_k, d_model)
         w = RANDOM_SCALE * torch.randn(
             3, d_model, d_k, generator=g, dtype=torch.float64
         )  # (3, d_model, d_k)
@@ -197,6 +197,23 @@ def random_output(h: int, d_v: int, seed: int = 0, d_model: int = D_MODEL) -> Te
     """
     if h < 1 or d_v < 1:
         raise ValueError(f"h and d_v must be positive, got h = {h}, d_v = {d_v}")
-    g = _generator(seed, 1_000_000, h, d_v, d_model)  # a key no head uses
+    g = generator(seed, 1_000_000, h, d_v, d_model)  # a key no head uses
     scale = 1 / math.sqrt(h * d_v)
     return scale * torch.randn(h * d_v, d_model, generator=g, dtype=torch.float64)
+
+
+def head_weights(h: int, d_k: int, seed: int = 0) -> Tensor:
+    """Attention weights of :func:`random_heads` ``(h, d_k, seed)`` on the toy sentence.
+
+    Returns:
+        ``(h, 5, 5)``: head ``i``'s weights, query words down, key words across.
+    """
+    return _head_weights(h, d_k, seed).clone()  # (h, 5, 5)
+
+
+@functools.lru_cache(maxsize=256)
+def _head_weights(h: int, d_k: int, seed: int) -> Tensor:
+    """Cached: the explorer draws each setting in several panels and rows."""
+    W_q, W_k, W_v = random_heads(h, d_k, seed)  # (h, 9, d_k) each
+    _, weights = all_heads(X, W_q, W_k, W_v)  # (h, 5, 5)
+    return weights

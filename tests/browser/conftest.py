@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-import harness
 import pytest
+
+from tests.browser import harness
 
 
 @pytest.fixture(scope="session")

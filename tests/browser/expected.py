@@ -3,8 +3,8 @@
 Every view is ``<div class="mha-view" data-view="NAME" data-...>`` and every number it shows
 is an element with ``data-key`` and ``data-value``. Given the view's ``data-*`` attributes
 (names without ``data-``, hyphens as underscores, values as strings), the chapter authors'
-code recomputes the numbers with ``mha.widgets.expected(view, **attrs)``, the registry of
-view types that the ``mha`` modules fill with ``@register_expected`` (every ``mha`` submodule
+code recomputes the numbers with ``mha.views.switch.expected(view, **attrs)``, the registry of
+view types that the ``mha`` modules fill with ``@register_expected`` (every module of ``mha.views``
 is imported so each registers its view types). ``None`` means the view type has no
 registered expectation, which :func:`compare` reports when the view shows numbers.
 """
@@ -22,10 +22,10 @@ Hook = Callable[[dict[str, str]], "dict[str, float | str] | None"]
 
 def hook() -> Hook:
     """The function that recomputes a view's numbers with mha's registry of view types."""
-    mha = importlib.import_module("mha")
-    for mod in pkgutil.iter_modules(mha.__path__):  # each module registers its view types
-        importlib.import_module(f"mha.{mod.name}")
-    widgets = importlib.import_module("mha.widgets")
+    views = importlib.import_module("mha.views")
+    for mod in pkgutil.iter_modules(views.__path__):  # each module registers its view types
+        importlib.import_module(f"mha.views.{mod.name}")
+    widgets = importlib.import_module("mha.views.switch")
 
     def via_registry(attrs: dict[str, str]) -> dict[str, float] | None:
         rest = {k: v for k, v in attrs.items() if k != "view"}

@@ -1,6 +1,6 @@
 """Save a screenshot of a chapter's widget (sliders and the view they drive) for the README.
 
-    python tests/browser/screenshot.py [PAGE] [--out book/images/screenshot-chapter.png]
+    python -m tests.browser.screenshot [PAGE] [--out book/images/screenshot-chapter.png]
 
 Without PAGE, the widget with the most controls among all pages with widget views is
 taken (then the one showing the most heads; the first on ties); with PAGE, the same choice
@@ -15,9 +15,7 @@ import argparse
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import harness  # after the path set-up above, for running as a script
+from tests.browser import harness
 
 OUT = harness.ROOT / "book" / "images" / "screenshot-chapter.png"
 

@@ -12,8 +12,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
-import harness
 import pytest
+
+from tests.browser import harness
 
 PAGES = harness.book_pages() or ["(book not built: run make book)"]
 

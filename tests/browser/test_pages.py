@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import harness
 import pytest
-from measure import WEIGHT_JS
+
+from tests.browser import harness
+from tests.browser.site_metrics import WEIGHT_JS
 
 PAGES = harness.book_pages() or ["(book not built: run make book)"]
 # The page and everything it loaded (bytes as served: http.server does not compress).

@@ -14,9 +14,9 @@ import json
 import re
 import time
 
-import expected
-import harness
 import pytest
+
+from tests.browser import expected, harness
 
 STATE_RE = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S

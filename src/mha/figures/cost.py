@@ -15,7 +15,7 @@ import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
 from mha.cost import layer_cost
-from mha.plots import OKABE_ITO
+from mha.style import OKABE_ITO
 
 # (Cost attribute(s), label, colour, marker) for each series.
 _PARAMS = (("params_without_out",), "weights in $W^Q, W^K, W^V$", OKABE_ITO[4], "o")

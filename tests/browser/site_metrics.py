@@ -1,15 +1,15 @@
 """Measure the built book's widgets in chromium: first render, and key press -> view change.
 
-Importable by a benchmark script::
+Importable from the repository's root (``benchmarks/run.py`` does)::
 
-    import sys; sys.path.insert(0, "tests/browser")
-    from measure import measure_site, measure_widgets
+    from tests.browser.site_metrics import measure_site, measure_widgets
     result = measure_site()               # every page: weights; widget pages: timings
     result = measure_widgets()            # first widget page of the build
     result = measure_widgets("notebooks/01_one_budget.html", presses=20)
 
-or run ``python tests/browser/measure.py [PAGE | --site]`` (prints JSON). Times are taken inside the
-page with ``performance.now()`` (so no Playwright round trip is counted):
+or run ``python -m tests.browser.site_metrics [PAGE | --site]`` from the root (prints
+JSON). Times are taken inside the page with ``performance.now()`` (so no Playwright round
+trip is counted):
 
 * ``first_view_ms``: navigation start -> the first ``.mha-view`` is visible;
 * ``all_widgets_ms``: navigation start -> every saved widget view is rendered;
@@ -26,9 +26,7 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import harness  # after the path set-up above, for running as a script
+from tests.browser import harness
 
 INIT_JS = """
 (() => {

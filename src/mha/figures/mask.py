@@ -14,7 +14,8 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
-from mha.plots import OKABE_ITO, heatmap
+from mha.figures.attention import heatmap
+from mha.style import OKABE_ITO
 
 
 def before_after(

@@ -1,6 +1,6 @@
 """Figures of heads laid side by side and of the reshape that lays them there.
 
-Each head has one colour (``mha.plots.HEAD_COLOURS``, from the Okabe-Ito
+Each head has one colour (``mha.style.HEAD_COLOURS``, from the Okabe-Ito
 palette) and every cell also carries printed text naming what it holds, so the
 figures can be read without telling colours apart.
 """
@@ -16,8 +16,7 @@ from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from mha.concat import cell_labels, decode
-from mha.plots import HEAD_COLOURS
-from mha.render import tint
+from mha.style import head_colour, tint
 
 SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
 STRAY = "#D55E00"  # Okabe-Ito vermillion: a number in the wrong row
@@ -29,7 +28,7 @@ def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 
             (x, y),
             1,
             1,
-            facecolor=tint(HEAD_COLOURS[head % len(HEAD_COLOURS)], alpha=0.28),
+            facecolor=tint(head_colour(head), alpha=0.28),
             edgecolor="#555",
             linewidth=0.5,
         )
@@ -38,7 +37,7 @@ def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 
 
 
 def _frame(ax: Axes, x: float, y: float, w: float, h: float, head: int) -> None:
-    colour = HEAD_COLOURS[head % len(HEAD_COLOURS)]
+    colour = head_colour(head)
     ax.add_patch(Rectangle((x, y), w, h, fill=False, edgecolor=colour, linewidth=2.2))
 
 
@@ -74,7 +73,7 @@ def concat_matrix(
             ha="center",
             va="bottom",
             fontsize=10,
-            color=HEAD_COLOURS[i % len(HEAD_COLOURS)],
+            color=head_colour(i),
             fontweight="bold",
         )
     ax.set_xlim(-0.1, width + 0.1)
@@ -94,7 +93,7 @@ def reach(ax: Axes, touched: Tensor, title: str = "") -> None:
     h, width = t.shape
     for i in range(h):
         for col in range(width):
-            colour = HEAD_COLOURS[i % len(HEAD_COLOURS)]
+            colour = head_colour(i)
             ax.add_patch(
                 Rectangle(
                     (col, i),

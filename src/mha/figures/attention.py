@@ -1,8 +1,8 @@
-"""Matplotlib figures of attention, labelled with the words of the sentence.
+"""Matplotlib figures of attention weights, labelled with the words of the sentence.
 
-Colours: ``cividis`` for weights (readable with the common colour-vision
-deficiencies and in greyscale) and the Okabe-Ito palette for categories such
-as heads. Every weight drawn is also printed, so no reading depends on colour.
+Colours come from :mod:`mha.style`: ``cividis`` for weights and the Okabe-Ito
+palette for categories such as heads. Every weight drawn is also printed,
+so no reading depends on colour.
 """
 
 from __future__ import annotations
@@ -14,14 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from torch import Tensor
 
-# Okabe & Ito (2008), the colour-blind-safe qualitative palette.
-OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
-HEAD_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
-CMAP = "cividis"
-
-
-def _text_colour(value: float, vmax: float) -> str:
-    return "black" if value / vmax > 0.55 else "white"
+from mha.style import CMAP_NAME, HEAD_COLOURS, OKABE_ITO, head_colour, text_on, weight_colour
 
 
 def heatmap(
@@ -38,7 +31,7 @@ def heatmap(
     Rows are queries (the word asking), columns keys (the word read).
     """
     w = weights.detach().cpu().double().numpy()
-    ax.imshow(w, cmap=CMAP, vmin=0.0, vmax=vmax)
+    ax.imshow(w, cmap=CMAP_NAME, vmin=0.0, vmax=vmax)
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
     ax.set_xlabel("key (word read)")
@@ -52,7 +45,7 @@ def heatmap(
                 ha="center",
                 va="center",
                 fontsize=9,
-                color=_text_colour(w[i, j], vmax),
+                color=text_on(weight_colour(w[i, j], vmax)),
             )
     if title:
         ax.set_title(title)
@@ -91,7 +84,7 @@ def head_rows(weights: Tensor, words: Sequence[str], query: int, title: str = ""
     h = weights.shape[0]
     fig, axes = plt.subplots(1, h, figsize=(3.2 * h, 2.8), sharey=True, squeeze=False)
     for i, ax in enumerate(axes[0]):
-        row_bars(ax, weights[i, query], words, f"head {i + 1}", HEAD_COLOURS[i % 6])
+        row_bars(ax, weights[i, query], words, f"head {i + 1}", head_colour(i))
         if i:
             ax.set_ylabel("")
     if title:
@@ -151,85 +144,10 @@ def growth(
     """Curves on log-log axes, one colour and one marker per curve, labelled in a legend."""
     markers = ("o", "s", "^", "D", "v", "x")
     for i, (label, ys) in enumerate(curves.items()):
-        ax.plot(xs, ys, marker=markers[i % 6], color=HEAD_COLOURS[i % 6], label=label)
+        ax.plot(xs, ys, marker=markers[i % 6], color=head_colour(i), label=label)
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.legend(frameon=False)
-    ax.spines[["top", "right"]].set_visible(False)
-
-
-def rows_before_after(
-    before: Sequence[Tensor], after: Sequence[Tensor], words: Sequence[str], labels: Sequence[str]
-) -> Figure:
-    """Every head's row for one word, before and after training, one line of panels per run.
-
-    Args:
-        before, after: one ``(h, n)`` tensor per run: head ``i``'s row in row ``i``.
-        words: the ``n`` words (the columns).
-        labels: one label per run, e.g. ``"seed 0"``.
-    """
-    runs, h = len(before), before[0].shape[0]
-    fig, axes = plt.subplots(
-        runs, 2, figsize=(10.5, 0.55 * h * runs + 0.9 * runs + 0.6), squeeze=False
-    )
-    heads = [f"head {i + 1}" for i in range(h)]
-    for r in range(runs):
-        for c, (rows, when) in enumerate(((before[r], "before"), (after[r], "after training"))):
-            ax = axes[r, c]
-            heatmap(ax, rows, heads, words, f"{labels[r]}, {when}")
-            ax.set_ylabel("")
-            if r < runs - 1:
-                ax.set_xlabel("")
-    fig.tight_layout()
-    return fig
-
-
-def loss_curves(
-    ax: Axes, curves: dict[str, Sequence[tuple[Sequence[float], Sequence[float]]]], ylabel: str
-) -> None:
-    """Several runs per group on a log y axis: one colour per group, one line per run.
-
-    Args:
-        curves: ``{group label: [(steps, values), ...]}``, e.g. one group per ``h``.
-    """
-    styles = ("-", "--", ":", "-.")
-    for g, (label, runs) in enumerate(curves.items()):
-        for r, (xs, ys) in enumerate(runs):
-            ax.plot(
-                xs,
-                ys,
-                color=HEAD_COLOURS[g % 6],
-                linestyle=styles[r % 4],
-                label=label if r == 0 else None,
-            )
-    ax.set_yscale("log")
-    ax.set_xlabel("training step")
-    ax.set_ylabel(ylabel)
-    ax.legend(frameon=False)
-    ax.spines[["top", "right"]].set_visible(False)
-
-
-def spread_curves(ax: Axes, curves: dict[str, Sequence[float]], floor: float = 1e-18) -> None:
-    """Between-head differences over training on a log y axis.
-
-    A value of exactly 0 cannot sit on a log axis, so it is drawn at ``floor``
-    and the axis label says so.
-    """
-    markers = ("o", "s", "^")
-    for i, (label, ys) in enumerate(curves.items()):
-        ys = [max(float(y), floor) for y in ys]
-        ax.plot(
-            range(len(ys)),
-            ys,
-            color=HEAD_COLOURS[i % 6],
-            marker=markers[i % 3],
-            markevery=max(len(ys) // 10, 1),
-            label=label,
-        )
-    ax.set_yscale("log")
-    ax.set_xlabel("training step")
-    ax.set_ylabel(f"largest difference between heads\n(exactly 0 is drawn at {floor:.0e})")
     ax.legend(frameon=False)
     ax.spines[["top", "right"]].set_visible(False)

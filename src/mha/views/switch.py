@@ -10,28 +10,37 @@ front end, and an ``observe`` keeps the kernel-side stacks in step, so Python
 code (tests, benchmarks) sees what the reader sees.
 
 Views follow one contract, which the browser tests read: the root element is
-``<div class="mha-view" data-view="NAME" data-...>`` and every number shown
-has a ``data-key`` and a ``data-value``. :func:`register_expected` lets a view
-type say how to recompute its numbers from its ``data-*`` attributes.
+made by :func:`mha.views.html.view` and every number shown has a ``data-key``
+and a ``data-value``. :func:`register_expected` lets a view type say how to
+recompute its numbers from its ``data-*`` attributes, by another route than
+the one that built the view.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
 
+from mha.views.html import STYLE
+
 ViewKey = tuple[int, ...]
+Expected = Callable[..., dict[str, float]]
 
-_EXPECTED: dict[str, Callable[..., dict[str, float]]] = {}
+# Every combination of control positions is one stored view; this many at most per
+# switch keeps the largest page within the book's page budget.
+MAX_VIEWS = 300
+
+_EXPECTED: dict[str, Expected] = {}
 
 
-def register_expected(view: str) -> Callable[[Callable[..., dict[str, float]]], Any]:
+def register_expected(view: str) -> Callable[[Expected], Expected]:
     """Decorator: ``fn(**data_attributes) -> {data-key: value}`` for views named ``view``."""
 
-    def deco(fn: Callable[..., dict[str, float]]) -> Callable[..., dict[str, float]]:
+    def deco(fn: Expected) -> Expected:
         _EXPECTED[view] = fn
         return fn
 
@@ -56,19 +65,30 @@ def _sizes(controls: Sequence[widgets.Widget]) -> list[int]:
     return sizes
 
 
-def switch(controls: Sequence[widgets.Widget], render: Callable[[ViewKey], str]) -> widgets.Widget:
+def switch(
+    controls: Sequence[widgets.Widget],
+    render: Callable[[ViewKey], str],
+    max_views: int = MAX_VIEWS,
+) -> widgets.Widget:
     """Precompute one view per combination of control positions and link them.
 
     Args:
         controls: selection widgets (``SelectionSlider``, ``Dropdown``,
             ``ToggleButtons``...), outermost first.
         render: ``render(key) -> html`` where ``key`` holds each control's index.
+        max_views: refuse to store more views than this (each one adds to the page).
 
     Returns:
         A ``widgets.Stack`` whose visible child follows the controls, in the
         browser (``jslink``) and in the kernel (``observe``).
     """
     sizes = _sizes(controls)
+    total = math.prod(sizes)
+    if total > max_views:
+        raise ValueError(
+            f"controls with {' x '.join(map(str, sizes))} positions need {total} precomputed "
+            f"views, more than the maximum of {max_views}: offer fewer positions"
+        )
     leaves = {key: widgets.HTML(render(key)) for key in itertools.product(*map(range, sizes))}
     return _nest(controls, sizes, leaves, ())
 
@@ -102,7 +122,18 @@ def slider(description: str, options: Sequence[Any], value: Any) -> widgets.Sele
         description=description,
         continuous_update=True,
         style={"description_width": "initial"},
-        layout=widgets.Layout(width="320px"),
+        layout=widgets.Layout(width="320px", max_width="100%"),
+    )
+
+
+def panel(controls: Sequence[widgets.Widget], *views: widgets.Widget) -> widgets.VBox:
+    """The views' style sheet, a row of controls, then the views: one widget for a page."""
+    return widgets.VBox(
+        [
+            widgets.HTML(STYLE),
+            widgets.HBox(list(controls), layout=widgets.Layout(flex_flow="row wrap")),
+            *views,
+        ]
     )
 
 
@@ -111,3 +142,14 @@ def visible_html(root: widgets.Widget) -> str:
     while isinstance(root, widgets.Stack):
         root = root.children[root.selected_index]
     return root.value
+
+
+def html_bytes(root: widgets.Widget) -> int:
+    """Characters of HTML stored in a widget tree (every precomputed view counts).
+
+    Walks ``children`` of boxes and stacks and adds up the ``value`` of every
+    ``widgets.HTML``: roughly what the tree adds to the page that embeds it.
+    """
+    if isinstance(root, widgets.HTML):
+        return len(root.value)
+    return sum(html_bytes(child) for child in getattr(root, "children", ()))

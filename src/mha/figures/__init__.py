@@ -1,0 +1,1 @@
+"""Matplotlib figures, one module per subject; see the map in :mod:`mha`."""

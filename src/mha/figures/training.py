@@ -1,0 +1,92 @@
+"""Figures of training runs: loss curves, differences between heads, rows before and after.
+
+Each run is told apart by line style as well as colour (:mod:`mha.style`), so
+no reading depends on colour alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from torch import Tensor
+
+from mha.figures.attention import heatmap
+from mha.style import head_colour
+
+
+def rows_before_after(
+    before: Sequence[Tensor], after: Sequence[Tensor], words: Sequence[str], labels: Sequence[str]
+) -> Figure:
+    """Every head's row for one word, before and after training, one line of panels per run.
+
+    Args:
+        before, after: one ``(h, n)`` tensor per run: head ``i``'s row in row ``i``.
+        words: the ``n`` words (the columns).
+        labels: one label per run, e.g. ``"seed 0"``.
+    """
+    runs, h = len(before), before[0].shape[0]
+    fig, axes = plt.subplots(
+        runs, 2, figsize=(10.5, 0.55 * h * runs + 0.9 * runs + 0.6), squeeze=False
+    )
+    heads = [f"head {i + 1}" for i in range(h)]
+    for r in range(runs):
+        for c, (rows, when) in enumerate(((before[r], "before"), (after[r], "after training"))):
+            ax = axes[r, c]
+            heatmap(ax, rows, heads, words, f"{labels[r]}, {when}")
+            ax.set_ylabel("")
+            if r < runs - 1:
+                ax.set_xlabel("")
+    fig.tight_layout()
+    return fig
+
+
+def loss_curves(
+    ax: Axes, curves: dict[str, Sequence[tuple[Sequence[float], Sequence[float]]]], ylabel: str
+) -> None:
+    """Several runs per group on a log y axis: one colour per group, one line per run.
+
+    Args:
+        curves: ``{group label: [(steps, values), ...]}``, e.g. one group per ``h``.
+    """
+    styles = ("-", "--", ":", "-.")
+    for g, (label, runs) in enumerate(curves.items()):
+        for r, (xs, ys) in enumerate(runs):
+            ax.plot(
+                xs,
+                ys,
+                color=head_colour(g),
+                linestyle=styles[r % 4],
+                label=label if r == 0 else None,
+            )
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel(ylabel)
+    ax.legend(frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)
+
+
+def spread_curves(ax: Axes, curves: dict[str, Sequence[float]], floor: float = 1e-18) -> None:
+    """Between-head differences over training on a log y axis.
+
+    A value of exactly 0 cannot sit on a log axis, so it is drawn at ``floor``
+    and the axis label says so.
+    """
+    markers = ("o", "s", "^")
+    for i, (label, ys) in enumerate(curves.items()):
+        ys = [max(float(y), floor) for y in ys]
+        ax.plot(
+            range(len(ys)),
+            ys,
+            color=head_colour(i),
+            marker=markers[i % 3],
+            markevery=max(len(ys) // 10, 1),
+            label=label,
+        )
+    ax.set_yscale("log")
+    ax.set_xlabel("training step")
+    ax.set_ylabel(f"largest difference between heads\n(exactly 0 is drawn at {floor:.0e})")
+    ax.legend(frameon=False)
+    ax.spines[["top", "right"]].set_visible(False)

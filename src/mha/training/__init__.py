@@ -1,0 +1,90 @@
+"""Train real heads on a toy task, small enough to run while a page builds.
+
+Modules:
+    data   the task: vocabulary, sentences, the fixed train/test split, positions
+    model  one multi-head attention layer with a read-out at the verb
+    loop   training runs: settings, the Adam loop, what a run records
+    probe  accuracy, and where each head's verb row looks (subject, object, nouns)
+
+Everything public is importable from ``mha.training`` itself.
+"""
+
+from mha.training.data import (
+    ADJECTIVES,
+    D_MODEL,
+    MAX_LEN,
+    NOUNS,
+    PAD,
+    ROLES,
+    SHOW,
+    SHOW_OBJECT,
+    SHOW_SUBJECT,
+    SHOW_VERB,
+    VERBS,
+    VOCAB,
+    Sentences,
+    all_sentences,
+    encode,
+    positions,
+    split,
+)
+from mha.training.loop import (
+    EVAL_EVERY,
+    SNAPSHOT_STEPS,
+    Run,
+    RunConfig,
+    build,
+    cached_run,
+    train,
+    with_steps,
+)
+from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.probe import (
+    evaluate,
+    noun_choice,
+    noun_preference,
+    role_of,
+    role_weights,
+    show_rows,
+    verb_noun_weights,
+)
+
+__all__ = [
+    "ADJECTIVES",
+    "D_MODEL",
+    "EVAL_EVERY",
+    "MAX_LEN",
+    "NOUNS",
+    "PAD",
+    "ROLES",
+    "SHOW",
+    "SHOW_OBJECT",
+    "SHOW_SUBJECT",
+    "SHOW_VERB",
+    "SNAPSHOT_STEPS",
+    "VERBS",
+    "VOCAB",
+    "HeadsModel",
+    "Run",
+    "RunConfig",
+    "Sentences",
+    "all_sentences",
+    "build",
+    "cached_run",
+    "encode",
+    "evaluate",
+    "head_spread",
+    "loss_fn",
+    "make_symmetric",
+    "noun_choice",
+    "noun_preference",
+    "perturb",
+    "positions",
+    "role_of",
+    "role_weights",
+    "show_rows",
+    "split",
+    "train",
+    "verb_noun_weights",
+    "with_steps",
+]

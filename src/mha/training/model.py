@@ -1,0 +1,113 @@
+"""The model that learns the task: one multi-head attention layer and a read-out at the verb.
+
+Word embeddings plus fixed sinusoidal positions go into
+:func:`mha.multi_head_attention`; a linear read-out of the verb's output row
+names the subject and the object. There is no residual connection (no copy of
+the verb's own vector added back to the layer's output), so everything the
+read-out learns about the nouns reached the verb through attention, and the
+only way to tell subject from object is where the words stand.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor
+
+from mha.attention import multi_head_attention
+from mha.seeds import generator
+from mha.training.data import D_MODEL, MAX_LEN, NOUNS, VOCAB, Sentences, positions
+
+
+class HeadsModel(torch.nn.Module):
+    """Embeddings + positions -> multi-head attention -> linear read-out at the verb.
+
+    Parameters (``h`` heads of width ``d_k = d_model / h``):
+        embed ``(len(VOCAB), d_model)``; W_q, W_k, W_v ``(h, d_model, d_k)``;
+        W_o ``(h*d_k, d_model)``; read ``(d_model, 2*len(NOUNS))``; bias ``(2*len(NOUNS),)``.
+
+    Head ``i`` is drawn from its own generator ``(seed, i)``, and the embedding
+    and read-out from generators that do not depend on ``h``, so models with
+    different ``h`` but the same seed start from the same words and read-out.
+    """
+
+    def __init__(self, h: int, seed: int = 0, d_model: int = D_MODEL) -> None:
+        super().__init__()
+        if h < 1 or d_model % h:
+            raise ValueError(f"h = {h} must be a positive divisor of d_model = {d_model}")
+        d_k, f64 = d_model // h, torch.float64
+        self.h, self.d_k = h, d_k
+
+        def normal(g: torch.Generator, *shape: int, std: float) -> torch.nn.Parameter:
+            return torch.nn.Parameter(std * torch.randn(*shape, generator=g, dtype=f64))
+
+        self.embed = normal(generator(seed, 100), len(VOCAB), d_model, std=1.0)
+        # Head i's W_q, W_k, W_v and its block of W_o (transposed), from generator (seed, i).
+        per_head = [
+            torch.randn(4, d_model, d_k, generator=generator(seed, i), dtype=f64) for i in range(h)
+        ]
+        W = torch.stack(per_head, dim=1) / math.sqrt(d_model)  # (4, h, d_model, d_k)
+        self.W_q = torch.nn.Parameter(W[0].clone())  # (h, d_model, d_k)
+        self.W_k = torch.nn.Parameter(W[1].clone())  # (h, d_model, d_k)
+        self.W_v = torch.nn.Parameter(W[2].clone())  # (h, d_model, d_k)
+        W_o = W[3].transpose(1, 2).reshape(h * d_k, d_model)  # (h*d_k, d_model)
+        self.W_o = torch.nn.Parameter(W_o.clone())
+        self.read = normal(generator(seed, 101), d_model, 2 * len(NOUNS), std=d_model**-0.5)
+        self.bias = torch.nn.Parameter(torch.zeros(2 * len(NOUNS), dtype=f64))
+        self.register_buffer("pe", positions(MAX_LEN, d_model))  # (MAX_LEN, d_model)
+
+    def forward(self, batch: Sentences) -> tuple[Tensor, Tensor]:
+        """Returns ``(logits, weights)``: ``(N, 2, len(NOUNS))`` subject/object
+        scores, and the attention weights ``(N, h, MAX_LEN, MAX_LEN)``."""
+        X = self.embed[batch.tokens] + self.pe  # (N, n, d_model)
+        out, weights = multi_head_attention(X, self.W_q, self.W_k, self.W_v, self.W_o)
+        at_verb = out[torch.arange(len(batch)), batch.verb]  # (N, d_model), the verb's row only
+        logits = at_verb @ self.read + self.bias  # (N, 2*nouns)
+        return logits.view(-1, 2, len(NOUNS)), weights  # (N, 2, nouns), (N, h, n, n)
+
+    def head_blocks(self) -> Tensor:
+        """Every parameter that belongs to one head, head by head: ``(h, 4, d_model, d_k)``.
+
+        Block ``i`` holds head ``i``'s W_q, W_k, W_v and its rows of W_o (transposed).
+        """
+        W_o = self.W_o.view(self.h, self.d_k, -1).transpose(1, 2)  # (h, d_model, d_k)
+        blocks = torch.stack([self.W_q, self.W_k, self.W_v, W_o], dim=1)  # (h, 4, d_model, d_k)
+        return blocks.detach()
+
+
+def head_spread(model: HeadsModel) -> float:
+    """The largest difference between any head's parameters and head 0's (0 if h = 1)."""
+    with torch.no_grad():
+        blocks = model.head_blocks()  # (h, 4, d_model, d_k)
+        return float((blocks - blocks[:1]).abs().max())
+
+
+def make_symmetric(model: HeadsModel) -> HeadsModel:
+    """Copy head 0 into every head: its three projections and its block of rows of W_o."""
+    with torch.no_grad():
+        d_k = model.d_k
+        for i in range(1, model.h):
+            for W in (model.W_q, model.W_k, model.W_v):
+                W[i] = W[0]
+            model.W_o[i * d_k : (i + 1) * d_k] = model.W_o[:d_k]
+    return model
+
+
+def perturb(model: HeadsModel, head: int = 1, eps: float = 1e-6, seed: int = 0) -> HeadsModel:
+    """Add ``eps`` times standard normal noise to every parameter of one head."""
+    if not 0 <= head < model.h:
+        raise ValueError(f"head {head} does not exist in a model with h = {model.h}")
+    g, d_k = generator(seed, 999), model.d_k
+    with torch.no_grad():
+        for W in (model.W_q, model.W_k, model.W_v):
+            W[head] += eps * torch.randn(W[head].shape, generator=g, dtype=W.dtype)
+        rows = model.W_o[head * d_k : (head + 1) * d_k]  # (d_k, d_model), a view
+        rows += eps * torch.randn(rows.shape, generator=g, dtype=rows.dtype)
+    return model
+
+
+def loss_fn(logits: Tensor, batch: Sentences) -> Tensor:
+    """Cross-entropy for the subject plus cross-entropy for the object."""
+    ce = torch.nn.functional.cross_entropy
+    return ce(logits[:, 0], batch.subject) + ce(logits[:, 1], batch.object)

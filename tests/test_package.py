@@ -1,0 +1,125 @@
+"""The package's shape: three layers, a map that names every module, views that escape."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from torch.nn.functional import scaled_dot_product_attention
+
+import mha
+from mha import checks, toy
+from mha import training as T
+from mha.views import switch as mw
+
+SRC = Path(mha.__file__).parent
+MATHS = ("attention", "checks", "cost", "measure", "seeds", "toy", "budget", "concat", "training")
+
+
+def modules() -> list[str]:
+    """Every module and subpackage of mha, as dotted names below ``mha``."""
+    return [m.name.removeprefix("mha.") for m in pkgutil.walk_packages(mha.__path__, "mha.")]
+
+
+def test_the_package_map_names_every_module() -> None:
+    missing = [m for m in modules() if not re.search(rf"(?m)^\s+{re.escape(m)}\s", mha.__doc__)]
+    assert not missing, f"mha/__init__.py's docstring does not name {missing}"
+
+
+def test_no_module_is_long() -> None:
+    long = {p.name: n for p in SRC.rglob("*.py") if (n := len(p.read_text().splitlines())) > 300}
+    assert not long, long
+
+
+def test_the_maths_imports_neither_matplotlib_nor_ipywidgets() -> None:
+    names = ", ".join(f"mha.{m}" for m in MATHS)
+    code = (
+        f"import sys, {names}; "
+        "print(sorted({'matplotlib', 'ipywidgets'} & {m.split('.')[0] for m in sys.modules}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_only_the_view_helper_writes_a_view_root() -> None:
+    hand_built = [
+        str(p.relative_to(SRC))
+        for p in SRC.rglob("*.py")
+        if p.name != "html.py" and 'class="mha-view"' in p.read_text()
+    ]
+    assert not hand_built
+
+
+def test_checks_run_once_at_the_outermost_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = []
+    real = checks.projections
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("heads"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(checks, "projections", counting)
+    W_q, W_k, W_v = toy.random_heads(3, 3)
+    W_o = toy.random_output(3, 3)
+    mha.multi_head_attention(toy.X, W_q, W_k, W_v, W_o)
+    mha.multi_head_attention_loop(toy.X, W_q, W_k, W_v, W_o)
+    assert calls == [True, True]
+    with pytest.raises(ValueError, match=r"W_q \(3, 8, 3\)"):  # and still checked
+        mha.multi_head_attention(toy.X, W_q[:, :8], W_k, W_v, W_o)
+
+
+@pytest.mark.parametrize(("n_q", "n_k"), [(2, 7), (6, 3), (4, 4)])
+def test_queries_and_keys_of_different_lengths(n_q: int, n_k: int) -> None:
+    g = torch.Generator().manual_seed(n_q * 10 + n_k)
+    Q = torch.randn(3, n_q, 4, generator=g, dtype=torch.float64)  # (h, n_q, d_k)
+    K = torch.randn(3, n_k, 4, generator=g, dtype=torch.float64)  # (h, n_k, d_k)
+    V = torch.randn(3, n_k, 5, generator=g, dtype=torch.float64)  # (h, n_k, d_v)
+    mask = mha.causal_mask(n_q, n_k) | (torch.arange(n_k) == 0)  # (n_q, n_k)
+    out, w = mha.scaled_dot_product(Q, K, V, mask=mask)
+    assert w.shape == (3, n_q, n_k) and out.shape == (3, n_q, 5)
+    want = scaled_dot_product_attention(Q, K, V, attn_mask=mask)
+    torch.testing.assert_close(out, want, rtol=0, atol=1e-12)
+    assert (w[:, ~mask] == 0).all()
+    with pytest.raises(ValueError, match=rf"mask must be boolean \(n_q, n_k\) = \({n_q}, {n_k}\)"):
+        mha.scaled_dot_product(Q, K, V, mask=torch.ones(n_k, n_q + 1, dtype=torch.bool))
+
+
+def test_the_switch_refuses_too_many_views() -> None:
+    a = mw.slider("a", range(20), 0)
+    b = mw.slider("b", range(20), 0)
+    with pytest.raises(ValueError, match=r"20 x 20 positions need 400 precomputed views.*300"):
+        mw.switch([a, b], lambda key: "")
+
+
+NASTY = '<b>&"x'
+
+
+def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A word with markup in it reaches every kind of view as text, never as markup."""
+    for m in pkgutil.iter_modules(importlib.import_module("mha.views").__path__):
+        importlib.import_module(f"mha.views.{m.name}")
+    from mha.views import budget, explorer, training
+
+    monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
+    monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
+    run = T.train(T.RunConfig(h=2, steps=1))
+    made = {
+        "heads": explorer.heads_html(2, 3),
+        "rows": explorer.rows_html(2, 3, toy.CHASED),
+        "concat": explorer.concat_html(2, 3),
+        "cost": explorer.cost_html(5, 9, 3, 3),
+        "budget": budget.budget_html(1.0),
+        "training-steps": training.steps_html(run, 1),
+    }
+    assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
+    for name, html in made.items():
+        assert f'data-view="{name}"' in html
+        assert "<b>" not in html, name
+        if name != "cost":  # the cost view names no words
+            assert "&lt;b&gt;&amp;&quot;x" in html, name
