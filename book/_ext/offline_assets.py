@@ -6,11 +6,12 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
   ``builder-inited`` the files pages need are copied from ``node_modules`` into
   ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
-* MathJax is loaded from ``_vendor/mathjax`` (``mathjax_path``), and myst-nb's
+* ``_config.yml`` points ``mathjax_path`` at ``_vendor/mathjax`` and myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
-  and the 3.6 MB ``embed-amd.js`` from a CDN) is replaced by our glue script + the HTML
-  manager's standalone ``embed.js``, which bundles the core widgets (all the book uses),
-  all local. Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
+  and the 3.6 MB ``embed-amd.js`` from a CDN) at our glue script + the HTML manager's
+  standalone ``embed.js``, which bundles the core widgets (all the book uses), all local.
+  This extension checks at ``config-inited`` that those settings name files it copies.
+  Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
   path (its icon fonts) at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
   added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
@@ -19,7 +20,9 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   ``add_js_file(filename or '', ...)``, and ``''`` does not dedupe against ``None``, so every
   page got the script twice ("Identifier 'THEBE_JS_URL' has already been declared"). It also
   names a CDN. Thebe is not used (launch buttons for Binder and Colab do not need it), so its
-  handler is unregistered. (sphinx-togglebutton's ``var togglebuttonSelector`` is duplicated
+  handler is disconnected with ``app.disconnect``; when it cannot be found (sphinx-thebe
+  changed), the extension warns, and the ``-W`` build fails instead of shipping the error.
+  (sphinx-togglebutton's ``var togglebuttonSelector`` is duplicated
   the same way; ``var`` may be redeclared, so it is harmless.)
 * pydata-sphinx-theme's ``fontawesome.js`` (1.5 MB: Font Awesome's JS, which replaces every
   ``<i class="fa-...">`` icon by an SVG) is not loaded: ``templates/layout.html`` (ours)
@@ -80,14 +83,6 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
 # which can load third-party widget modules: 3.6 MB each) and source maps: pages never load
 # them. The book's widgets are all core ipywidgets, which embed.js (1.9 MB) bundles.
 SKIP_FILES = {"embed-amd.js", "libembed-amd.js", "embed.js.map"}
-
-MATHJAX_PATH = f"../{VENDOR}/mathjax/es5/tex-chtml.js"  # relative to _static/
-WIDGETS_JS = {
-    # myst-nb adds these, in this order, to pages that hold widget state: our glue first (it
-    # sets the HTML manager's asset path, read when embed.js runs).
-    "mha-offline-widgets.js": {},
-    f"../{VENDOR}/@jupyter-widgets/html-manager/dist/embed.js": {},
-}
 
 
 def _check_node_modules() -> None:
@@ -167,18 +162,17 @@ def add_template_filters(app: Sphinx) -> None:
         templates.environment.filters["mha_drop_fontawesome_js"] = drop_fontawesome_js
 
 
-# Tool folders that appear in the work tree (pytest, hypothesis, Jupyter) and hold .md files
-# that would otherwise be "not included in any toctree" warnings, i.e. build failures.
-EXCLUDE = [".pytest_cache", ".hypothesis", ".ruff_cache", ".git", "**/.ipynb_checkpoints"]
-
-
-def configure(app: Sphinx, config) -> None:
+def check_config(app: Sphinx, config) -> None:
+    """Fail early when npm's assets are missing, and when _config.yml's asset paths are not
+    the files this extension copies into the site."""
     _check_node_modules()
-    config.exclude_patterns = [*config.exclude_patterns, *EXCLUDE]
-    config.mathjax_path = MATHJAX_PATH
-    config.nb_ipywidgets_js = dict(WIDGETS_JS)
-    config.html_static_path = [*config.html_static_path, str(HERE / "static")]
-    config.templates_path = [str(HERE / "templates"), *config.templates_path]
+    copied = {str(rel) for _, rel in _files_to_copy()}
+    wanted = [config.mathjax_path, *config.nb_ipywidgets_js]
+    ours = {p.name for p in (HERE / "static").iterdir()}
+    for path in wanted:
+        rel = path.removeprefix("../")
+        if rel not in copied and path not in ours:
+            raise ExtensionError(f"_config.yml names {path!r}, which offline_assets does not copy")
     # pydata-sphinx-theme reads html_context["default_mode"]; unset, its JS logs the console
     # error "Got invalid theme mode: . Resetting to auto." on every first visit.
     config.html_context = {"default_mode": "auto", **config.html_context}
@@ -189,19 +183,25 @@ def configure(app: Sphinx, config) -> None:
 
 
 def drop_thebe_config_script(app: Sphinx) -> None:
-    """Remove sphinx-thebe's handler that adds the THEBE_JS_URL inline script and thebe's JS."""
-    listeners = app.events.listeners.get("env-before-read-docs", [])
-    app.events.listeners["env-before-read-docs"] = [
+    """Disconnect sphinx-thebe's handler that adds the THEBE_JS_URL inline script."""
+    found = [
         listener
-        for listener in listeners
-        if getattr(listener.handler, "__qualname__", "") != "init_thebe_core"
-        or getattr(listener.handler, "__module__", "") != "sphinx_thebe"
+        for listener in app.events.listeners.get("env-before-read-docs", [])
+        if getattr(listener.handler, "__module__", "") == "sphinx_thebe"
+        and getattr(listener.handler, "__name__", "") == "init_thebe_core"
     ]
+    if not found:
+        logger.warning(
+            "offline_assets: sphinx_thebe.init_thebe_core is not connected to "
+            "env-before-read-docs (sphinx-thebe changed?): its inline script would ship"
+        )
+    for listener in found:
+        app.disconnect(listener.id)
 
 
 def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.mathjax")
-    app.connect("config-inited", configure)
+    app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_vendor_assets)
     app.connect("builder-inited", add_template_filters)

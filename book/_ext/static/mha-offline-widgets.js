@@ -12,9 +12,6 @@
  *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
  *    which has no Hub. We give every object assigned to window.MathJax a
  *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
- *    Widget labels write math as $...$, which Sphinx's MathJax 3 setup does not
- *    treat as a delimiter (only \(...\)), so the label's text is rewritten to
- *    \(...\) / \[...\] first; the rest of the page is left alone.
  */
 (function () {
   "use strict";
@@ -27,19 +24,7 @@
 
   // ---- MathJax 2 -> 3 bridge ----
   var pending = [];
-  function dollarsToTex(el) {
-    var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
-    var nodes = [];
-    while (walker.nextNode()) nodes.push(walker.currentNode);
-    nodes.forEach(function (n) {
-      if (n.nodeValue.indexOf("$") < 0) return;
-      n.nodeValue = n.nodeValue
-        .replace(/\$\$([^$]+)\$\$/g, "\\[$1\\]")
-        .replace(/(^|[^\\])\$([^$]+)\$/g, "$1\\($2\\)");
-    });
-  }
   function typeset(elements) {
-    elements.forEach(dollarsToTex);
     var mj = window.MathJax;
     if (!mj || typeof mj.typesetPromise !== "function") {
       Array.prototype.push.apply(pending, elements);
