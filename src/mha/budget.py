@@ -26,11 +26,12 @@ TILTS: tuple[float, ...] = tuple(t / 2 for t in range(-8, 9))  # -4.0, -3.5, ...
 
 
 def single_head_scores() -> Tensor:
-    """The scaled scores ``Q K^T / sqrt(d_k)`` of the chapter's single head.
+    """The scaled scores ``Q K^T / sqrt(d_k)`` of the single full-width head of
+    :func:`mha.toy.single_head_weights`.
 
     Returns:
         ``(5, 5)``: query words down, key words across. Row ``toy.CHASED``
-        softmaxes to the chapter's row 0.04, 0.18, 0.12, 0.06, 0.60.
+        softmaxes to the row 0.04, 0.18, 0.12, 0.06, 0.60.
     """
     W_q, W_k, _ = toy.single_head_weights()  # (9, 9) each
     Q, K = toy.X @ W_q, toy.X @ W_k  # (5, 9), (5, 9)
@@ -38,7 +39,7 @@ def single_head_scores() -> Tensor:
 
 
 def single_head_attention() -> tuple[Tensor, Tensor]:
-    """Run the chapter's single head on the toy sentence.
+    """Run the single full-width head on the toy sentence.
 
     Returns:
         ``(out, weights)``: ``out (5, 9)``, one blended vector per word, and

@@ -1,4 +1,4 @@
-"""What a multi-head attention layer costs, counted as the chapter counts it.
+"""What a multi-head attention layer costs, counted in multiply-adds.
 
 Costs are multiply-adds (MACs): one ``a*b + c``. A matmul of an ``(m, k)`` by a
 ``(k, p)`` matrix takes ``m*k*p`` of them. Profilers such as

@@ -55,7 +55,7 @@ FEATURES: tuple[str, ...] = (
 D_MODEL = 9
 CHASED = 2  # row of "chased" in X
 CAT, MOUSE = 1, 4
-CHASED_ROW: tuple[float, ...] = (0.04, 0.18, 0.12, 0.06, 0.60)  # the chapter's row (C1)
+CHASED_ROW: tuple[float, ...] = (0.04, 0.18, 0.12, 0.06, 0.60)  # chased's row under one full-width head
 
 # Standard deviation of the entries of random weights: wide enough that a
 # random head's rows are visibly uneven, narrow enough that they are not one-hot.
@@ -89,7 +89,7 @@ X: Tensor = _sentence_matrix()  # (5, 9); treat as read-only, .clone() before ed
 
 
 def single_head_weights() -> tuple[Tensor, Tensor, Tensor]:
-    """One full-width head (``d_k = 9``) whose row for *chased* is the chapter's row.
+    """One full-width head (``d_k = 9``) whose row for *chased* is :data:`CHASED_ROW`.
 
     Returns:
         ``(W_q, W_k, W_v)``, each ``(9, 9)``. With them, :func:`mha.single_head`

@@ -1,9 +1,9 @@
 """Training runs: settings, the loop (Adam on batches of training sentences), what it records.
 
 Everything is float64 and seeded: the same :class:`RunConfig` gives the same
-numbers on every run. A run records what the chapter draws: the loss curve, the
-largest difference between heads at every step, and snapshots of every head's
-row for the verb of one fixed sentence.
+numbers on every run. A run records the loss curve, the largest difference
+between heads at every step, and snapshots of every head's row for the verb of
+one fixed sentence.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The explorer: sliders for ``h`` and ``d_k``, and a word picker, over the toy sentence.
 
-One widget, used by every chapter that lets the reader change the number or
-the width of the heads. Panels, any of:
+One widget for every page that lets the reader change the number or the
+width of the heads. Panels, any of:
 
 * ``rows``: every head's row for one chosen word, as bars;
 * ``heads``: every head's full ``n x n`` weight table;
