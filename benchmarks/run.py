@@ -237,16 +237,9 @@ def build(clean: bool) -> float:
 
 
 def notebook_times() -> dict[str, float]:
-    """Each notebook's execution seconds, as recorded by the build's execution cache."""
-    from jupyter_cache import get_cache
-
-    cache = get_cache(ROOT / "_build" / ".jupyter_cache")
-    times = {}
-    for record in cache.list_cache_records():
-        seconds = (record.data or {}).get("execution_seconds")
-        if seconds is not None:
-            times[Path(record.uri).name] = round(float(seconds), 2)
-    return dict(sorted(times.items()))
+    """Each notebook's execution seconds in the last build that executed it."""
+    report = json.loads((ROOT / "_build" / "execution.json").read_text())
+    return {Path(doc).name: entry["seconds"] for doc, entry in report.items()}
 
 
 def bench_build() -> dict[str, Any]:

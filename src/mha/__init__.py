@@ -38,6 +38,7 @@ The views (HTML and widgets that work with a kernel and without one):
       views.budget     the trade-off slider of one head's budget
       views.training   the training-step slider
       views.tables     Markdown tables of training results
+      views.text       computed numbers formatted for the prose ({eval} roles)
 """
 
 from mha.attention import (

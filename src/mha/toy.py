@@ -55,7 +55,7 @@ FEATURES: tuple[str, ...] = (
 D_MODEL = 9
 CHASED = 2  # row of "chased" in X
 CAT, MOUSE = 1, 4
-CHASED_ROW: tuple[float, ...] = (0.04, 0.18, 0.12, 0.06, 0.60)  # chased's row under one full-width head
+CHASED_ROW: tuple[float, ...] = (0.04, 0.18, 0.12, 0.06, 0.60)  # one full-width head
 
 # Standard deviation of the entries of random weights: wide enough that a
 # random head's rows are visibly uneven, narrow enough that they are not one-hot.

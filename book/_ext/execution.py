@@ -1,0 +1,170 @@
+"""Notebook execution for the book: in parallel, and never stale.
+
+Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
+
+The notebooks execute inline (``execute_notebooks: inline``): myst-nb runs each
+one in a kernel while Sphinx reads it, so the ``{eval}`` roles in the prose are
+filled in with the values the code computed, exactly as JupyterLab (with
+jupyterlab-myst) fills them in for a learner. Sphinx's own environment is the
+execution cache: a page whose sources have not changed is not read again, so
+its notebook is not executed again.
+
+* **Never stale.** When Sphinx reads a notebook, this extension records as its
+  dependencies every module of ``src/mha`` that the notebook imports, directly
+  or through other modules of the package, and ``requirements.txt``. Sphinx
+  reads a page again when one of its dependencies changes, so editing
+  ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
+* **In parallel.** Sphinx reads pages in parallel processes when asked to;
+  ``jupyter-book build`` does not ask, so this extension sets the number of
+  processes from ``mha_read_jobs`` (``_config.yml``; ``0`` means one per CPU
+  core). Each process runs its own kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+from pathlib import Path
+
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+PACKAGE = "mha"
+
+
+def module_file(src: Path, dotted: str) -> Path | None:
+    """The file of module ``dotted`` (e.g. ``mha.figures.mask``) under ``src``, if any."""
+    base = src.joinpath(*dotted.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def imported_modules(code: str, current: str = "") -> set[str]:
+    """Dotted names of the ``mha`` modules that ``code`` imports (not following them).
+
+    ``from mha import toy`` names ``mha`` and ``mha.toy`` (``toy`` may be a module
+    or a name defined in ``mha/__init__.py``: both are kept, and names that are
+    not modules are dropped later). Relative imports are resolved against
+    ``current``, the importing module.
+    """
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:  # IPython magics and the like: fall back to nothing
+        return set()
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = current.split(".")[: -node.level]
+                base = ".".join([*parts, node.module] if node.module else parts)
+            else:
+                base = node.module or ""
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
+
+
+def dependencies(code: str, src: Path) -> set[Path]:
+    """Every file of the package that running ``code`` imports, followed transitively.
+
+    Importing ``mha.a.b`` also runs ``mha/__init__.py`` and ``mha/a/__init__.py``.
+    """
+    todo, seen, files = list(imported_modules(code)), set(), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        parts = name.split(".")
+        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # parent packages
+        path = module_file(src, name)
+        if path is None:
+            continue
+        files.add(path)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        todo.extend(imported_modules(path.read_text(), current=package + ".x"))
+    return files
+
+
+def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Record the package files and requirements a notebook's code depends on."""
+    path = Path(app.env.doc2path(docname))
+    if path.suffix not in {".md", ".ipynb"}:
+        return
+    src = Path(app.srcdir) / "src"
+    deps = dependencies(_code_of(path, source[0]), src)
+    requirements = Path(app.srcdir) / "requirements.txt"
+    for dep in sorted(deps) + ([requirements] if requirements.is_file() else []):
+        app.env.note_dependency(str(dep))
+
+
+def _code_of(path: Path, text: str) -> str:
+    """The code cells of a notebook, as one Python source (magics removed)."""
+    from myst_nb.core.read import read_myst_markdown_notebook
+
+    if path.suffix == ".ipynb":
+        import nbformat
+
+        nb = nbformat.reads(text, as_version=4)
+    else:
+        nb = read_myst_markdown_notebook(text)
+    cells = [c.source for c in nb.cells if c.cell_type == "code"]
+    return "\n".join(line for c in cells for line in c.splitlines() if not line.startswith("%"))
+
+
+def set_jobs(app: Sphinx, config: Config) -> None:
+    """Read pages in ``mha_read_jobs`` processes (0: one per CPU core)."""
+    jobs = int(config.mha_read_jobs) or os.cpu_count() or 1
+    if app.parallel < jobs:
+        app.parallel = jobs
+
+
+# Extensions that Jupyter Book loads and that do not declare whether they are safe to run in
+# parallel processes, so that Sphinx would read serially. Each keeps no state of its own:
+# sphinx-multitoc-numbering only changes how section numbers are assigned, which Sphinx does
+# in the main process after reading; sphinx-jupyterbook-latex only adds doctree transforms.
+UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+
+def declare_parallel_safe(app: Sphinx) -> None:
+    """Declare :data:`UNDECLARED_BUT_SAFE` parallel-safe (see the comment above it)."""
+    for name in UNDECLARED_BUT_SAFE:
+        ext = app.extensions.get(name)
+        if ext is not None:
+            ext.parallel_read_safe = True
+            ext.parallel_write_safe = True
+
+
+def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
+    """Write ``_build/execution.json``: each page's last execution (seconds, success).
+
+    Pages not read in this build keep the record of the build that last executed them.
+    """
+    if exception is not None or app.builder.format != "html":
+        return
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    report = {}
+    for docname in sorted(app.env.found_docs):
+        data = NbMetadataCollector.get_exec_data(app.env, docname)
+        if data:
+            report[docname] = {"seconds": round(data["runtime"], 2), "ok": data["succeeded"]}
+    out = Path(app.outdir).parent / "execution.json"
+    out.write_text(json.dumps(report, indent=1) + "\n")
+
+
+def setup(app: Sphinx) -> dict:
+    app.add_config_value("mha_read_jobs", 0, "env", [int])
+    app.connect("config-inited", set_jobs)
+    app.connect("builder-inited", declare_parallel_safe)
+    app.connect("source-read", note_dependencies)
+    app.connect("build-finished", write_execution_report)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,22 @@
+"""Numbers computed by code, written into the prose.
+
+The chapters quote computed numbers with MyST's inline ``{eval}`` role, e.g.
+``{eval}`fmt(ratio, ".2f")```. The book's build (myst-nb) and JupyterLab (with
+jupyterlab-myst) both evaluate the expression in the notebook's kernel and show
+its plain-text form. :func:`fmt` formats a value and returns text that shows as
+itself, without the quotes a Python string's ``repr`` would add.
+"""
+
+from __future__ import annotations
+
+
+class Shown(str):
+    """A string whose plain-text display is the string itself (no quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def fmt(value: object, spec: str = "") -> Shown:
+    """``format(value, spec)`` as text for the prose: ``fmt(0.8347, ".2f")`` shows ``0.83``."""
+    return Shown(format(value, spec))
