@@ -10,11 +10,16 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: book test lab bench clean
 
-$(STAMP): requirements.txt pyproject.toml
+# JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(STAMP): requirements.txt pyproject.toml lab/overrides.json
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
+	@mkdir -p $(dir $(LAB_OVERRIDES))
+	cp lab/overrides.json $(LAB_OVERRIDES)
 	@touch $@
 
 # The site serves its own browser assets (book/_ext/offline_assets.py copies them from
@@ -38,13 +43,13 @@ test: $(STAMP) book
 	$(BIN)/ruff format --check src tests
 	$(BIN)/python -m pytest
 
-# .md notebooks open as notebooks (jupytext) rather than as text.
-LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
+# chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
+LAB_WORKSPACES := $(VENV)/lab-workspaces
 
 lab: $(STAMP)
-	@mkdir -p $(dir $(LAB_OVERRIDES))
-	@echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_OVERRIDES)
-	$(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) notebooks/
+	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
+	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 clean:
 	rm -rf _build

@@ -1,0 +1,102 @@
+"""JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
+
+The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
+notebooks, no news or update checks) is installed into the venv by ``make``, and the
+workspace ``lab/workspace.json`` opens the intro. The server gets a random token, a
+temporary workspaces folder (the learner's own is left alone) and exposes the app as
+``window.jupyterapp`` so a test can run commands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.browser.harness import ROOT
+
+JUPYTER = Path(sys.executable).parent / "jupyter"
+OVERRIDES = ROOT / "lab" / "overrides.json"
+WORKSPACE = ROOT / "lab" / "workspace.json"
+
+
+@dataclass(frozen=True)
+class Lab:
+    """A running JupyterLab: its URL (with the token) and the log file."""
+
+    url: str
+    token: str
+    log: Path
+
+    def page(self, path: str = "lab") -> str:
+        """The URL of ``path`` on this server, token included."""
+        return f"{self.url}{path}?token={self.token}"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def installed_overrides() -> Path:
+    """Where the venv's JupyterLab reads overrides.json (``make`` copies ours there)."""
+    return Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+
+
+@contextlib.contextmanager
+def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
+    """Start ``jupyter lab`` on a free port of 127.0.0.1; stop it (and its kernels) after."""
+    if installed_overrides().read_text() != OVERRIDES.read_text():
+        raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
+    token, port = secrets.token_hex(16), _free_port()
+    with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
+        env = {**os.environ, "JUPYTERLAB_WORKSPACES_DIR": tmp, "JUPYTER_CONFIG_DIR": tmp}
+        subprocess.run(
+            [str(JUPYTER), "lab", "workspaces", "import", str(WORKSPACE)],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+        log = Path(tmp) / "lab.log"
+        args = [
+            str(JUPYTER),
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={ROOT}",
+            "--LabApp.expose_app_in_browser=True",
+            *(["--allow-root"] if os.geteuid() == 0 else []),
+        ]
+        with log.open("w") as out:
+            server = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}/"
+        try:
+            deadline = time.monotonic() + timeout
+            while True:
+                try:
+                    urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
+                    break
+                except OSError:
+                    if server.poll() is not None or time.monotonic() > deadline:
+                        msg = f"jupyter lab did not start:\n{log.read_text()}"
+                        raise RuntimeError(msg) from None
+                    time.sleep(0.3)
+            yield Lab(url, token, log)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
