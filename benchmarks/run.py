@@ -1,7 +1,8 @@
 """Benchmarks: what the book claims, and how fast the book runs.
 
 Run with ``make bench``. Writes ``benchmarks/results.json`` and a readable
-``benchmarks/results.md``, which the book's appendix includes.
+``benchmarks/results.md``, a report for the book's developers (readers see
+the measurements that teach, such as the cost of heads, in the chapters).
 
 Every comparison is a ratio of two things timed in the same process,
 interleaved (A B A B ...) after warm-up; we report the median, min and max of

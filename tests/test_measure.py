@@ -70,3 +70,18 @@ def test_html_bytes_counts_every_view() -> None:
     a, b = widgets.HTML("abc"), widgets.HTML("de")
     tree = widgets.VBox([widgets.Stack([a, b]), widgets.IntSlider(), widgets.HTML("f")])
     assert html_bytes(tree) == 6
+
+
+@pytest.mark.parametrize(("n", "d_model", "h"), [(7, 12, 3), (256, 512, 8), (512, 256, 4)])
+def test_each_stage_is_counted_on_its_own_call(n: int, d_model: int, h: int) -> None:
+    """At n != d_model the three stages have different counts, so a swap would show."""
+    layer = measure.random_layer(n, d_model, h, device="meta")
+    got = measure.stage_flops(*layer.projections)
+    c = layer.cost
+    assert got == {
+        "projection": 2 * c.projection,
+        "scoring": 2 * c.scoring,
+        "blending": 2 * c.blending,
+    }
+    assert got["projection"] != 3 * got["scoring"]  # n != d_model tells them apart
+    assert sum(got.values()) == measure.flops(mha.all_heads, *layer.projections)["total"]

@@ -22,6 +22,7 @@ import torch
 from torch import Tensor
 from torch.utils.flop_counter import FlopCounterMode
 
+from mha.attention import project
 from mha.cost import Cost, layer_cost
 from mha.toy import random_heads, random_output
 
@@ -42,6 +43,25 @@ def flops(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> dict[str, int]:
     }
     by_op["total"] = int(counter.get_total_flops())
     return by_op
+
+
+def stage_flops(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> dict[str, int]:
+    """FLOPs PyTorch counts for each stage of :func:`mha.all_heads`, each on its own call.
+
+    Every stage runs under its own counter, so a count cannot borrow from another
+    stage even where two stages happen to cost the same (as projection and scoring do
+    when ``n = d_model``). Works on ``device="meta"`` tensors.
+
+    Returns:
+        ``{"projection": all three roles, "scoring": Q K^T, "blending": weights V}``.
+    """
+    Q, K, V = project(X, W_q), project(X, W_k), project(X, W_v)  # (h, n, d_k) each
+    weights = torch.empty(*Q.shape[:-1], K.shape[-2], dtype=Q.dtype, device=Q.device)
+    return {
+        "projection": sum(flops(project, X, W)["total"] for W in (W_q, W_k, W_v)),
+        "scoring": flops(torch.matmul, Q, K.transpose(-2, -1))["total"],  # (h, n, n)
+        "blending": flops(torch.matmul, weights, V)["total"],  # (h, n, d_v)
+    }
 
 
 @dataclass(frozen=True)
