@@ -1,0 +1,76 @@
+"""The build is never stale: changing a module of the package re-executes exactly the pages
+that import it, on the next ``jupyter-book build``, with no ``make clean``.
+
+Runs on a copy of the project whose table of contents holds two pages: the intro, which
+does not draw masks, and chapter 6, which does (``mha.figures.mask``). The copy's kernels
+import the copy's ``src/mha`` (``PYTHONPATH``), so the edit below is what they run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+JB = Path(sys.executable).parent / "jupyter-book"
+TOC = """format: jb-book
+root: book/intro
+chapters:
+  - file: notebooks/06_what_comes_next
+"""
+
+
+def _copy_project(dest: Path) -> None:
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    for rel in tracked:
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+    (dest / "node_modules").symlink_to(ROOT / "node_modules")
+    (dest / "_toc.yml").write_text(TOC)
+
+
+def _build(project: Path) -> tuple[set[str], str]:
+    """Build the copy; return the pages executed and chapter 6's HTML."""
+    env = {**os.environ, "PYTHONPATH": str(project / "src")}
+    out = subprocess.run(
+        [str(JB), "build", str(project)],  # not -W: the two-page book has dangling links
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    executed = set(re.findall(r"(\S+)\.md: Executed notebook", out.stdout + out.stderr))
+    html = (project / "_build" / "html" / "notebooks" / "06_what_comes_next.html").read_text()
+    return {Path(p).name for p in executed}, html
+
+
+def test_editing_a_module_reexecutes_exactly_the_pages_that_import_it(tmp_path: Path) -> None:
+    _copy_project(tmp_path)
+    executed, before = _build(tmp_path)
+    assert executed == {"intro", "06_what_comes_next"}
+    assert json.loads((tmp_path / "_build" / "execution.json").read_text()).keys() == {
+        "book/intro",
+        "notebooks/06_what_comes_next",
+    }
+
+    executed, unchanged = _build(tmp_path)  # nothing changed: nothing executes
+    assert executed == set()
+    assert unchanged == before
+
+    mask = tmp_path / "src" / "mha" / "figures" / "mask.py"
+    text = mask.read_text()
+    assert 'hatch="///"' in text
+    mask.write_text(text.replace('hatch="///"', 'hatch="xxx"'))  # forbidden cells drawn anew
+    executed, after = _build(tmp_path)
+    assert executed == {"06_what_comes_next"}  # the intro does not import mha.figures.mask
+    figures = re.compile(r'src="[^"]*_images/[^"]+\.png"')
+    assert figures.findall(after) != figures.findall(before)  # the masked figure was redrawn
