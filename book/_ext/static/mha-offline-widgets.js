@@ -8,7 +8,11 @@
  *    folder: its webpack public path (used for the icon fonts) is set with the
  *    assets-path hook, which embed.js reads when it runs; data-jupyter-widgets-cdn
  *    (only read by the AMD loader, which embed.js does not use) points there too.
- * 2. ipywidgets 8 typesets labels with the MathJax 2 API
+ * 2. The widgets render as soon as the page's HTML is parsed, not at the window's
+ *    "load" event, which waits for every figure image and font. embed.js (loaded
+ *    after this script, both deferred) registers its renderer for "load"; while it
+ *    runs, we pass that one listener to "DOMContentLoaded" instead.
+ * 3. ipywidgets 8 typesets labels with the MathJax 2 API
  *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
  *    which has no Hub. We give every object assigned to window.MathJax a
  *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
@@ -21,6 +25,21 @@
   window.__jupyter_widgets_assets_path__ = vendor + "@jupyter-widgets/html-manager/dist/";
   me.setAttribute("data-jupyter-widgets-cdn", vendor + "npm/");
   me.setAttribute("data-jupyter-widgets-cdn-only", "");
+
+  // ---- Render at DOMContentLoaded ----
+  var addListener = window.addEventListener;
+  window.addEventListener = function (type, listener, options) {
+    var script = document.currentScript;
+    var fromEmbed = script && /html-manager\/dist\/embed\.js/.test(script.src);
+    if (type === "load" && fromEmbed) {
+      window.addEventListener = addListener; // only embed.js's own listener moves
+      if (document.readyState === "loading") {
+        return addListener.call(window, "DOMContentLoaded", listener, options);
+      }
+      return setTimeout(listener, 0);
+    }
+    return addListener.call(window, type, listener, options);
+  };
 
   // ---- MathJax 2 -> 3 bridge ----
   var pending = [];
