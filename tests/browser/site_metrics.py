@@ -15,16 +15,20 @@ trip is counted):
 * ``all_widgets_ms``: navigation start -> every saved widget view is rendered;
 * ``key_to_view_ms``: for each key press on a slider handle, the ``keydown`` event -> the
   DOM mutation after which the visible views differ (a MutationObserver);
-* ``page_bytes``: the page and everything it loaded (uncompressed, as served).
+* ``page_bytes``: the page and everything it loaded (uncompressed, as served);
+* ``page_gzip_bytes``: the same files gzip-compressed (level 6), as a static host that
+  compresses its responses would transfer them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gzip
 import json
 import statistics
 import sys
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from tests.browser import harness
 
@@ -76,7 +80,16 @@ WEIGHT_JS = """
 """
 
 
-def _measure_page(ctx, base: str, rel: str, presses: int) -> dict:
+def gzip_bytes(site: Path, urls: list[str]) -> int:
+    """Bytes of the site's files at ``urls`` (paths on the server) after gzip level 6."""
+    total = 0
+    for url in urls:
+        path = site / urlsplit(url).path.lstrip("/")
+        total += len(gzip.compress(path.read_bytes(), compresslevel=6))
+    return total
+
+
+def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.SITE) -> dict:
     """Load ``rel``; time its widgets' first render and ``presses`` key presses per slider."""
     page = ctx.new_page()
     try:
@@ -117,6 +130,7 @@ def _measure_page(ctx, base: str, rel: str, presses: int) -> dict:
         "key_to_view_median_ms": statistics.median(lat) if lat else None,
         "key_to_view_max_ms": max(lat) if lat else None,
         "page_bytes": w["doc"] + sum(r[1] for r in resources),
+        "page_gzip_bytes": gzip_bytes(site, ["/" + rel, *(url for url, _ in resources)]),
         "requests": 1 + len(resources),
         "largest_assets": resources[:5],
         "problems": log.problems(),
@@ -140,7 +154,7 @@ def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harn
     """Time first widget render and key press -> view change on every slider of ``rel``."""
     rel = rel or _first_widget_page(site)
     with _browser(site) as (ctx, base):
-        return _measure_page(ctx, base, rel, presses)
+        return _measure_page(ctx, base, rel, presses, site)
 
 
 def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
@@ -152,7 +166,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
     site = Path(site)
     with _browser(site) as (ctx, base):
         per_page = [
-            _measure_page(ctx, base, rel, presses if "mha-view" in text else 0)
+            _measure_page(ctx, base, rel, presses if "mha-view" in text else 0, site)
             for rel in harness.book_pages(site)
             if rel != "index.html"  # the root only redirects
             for text in [(site / rel).read_text(encoding="utf-8")]
@@ -167,9 +181,10 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "static_switch_ms_median": statistics.median(switches) if switches else None,
         "static_switch_ms_p95": switches[int(0.95 * (len(switches) - 1))] if switches else None,
         "static_switch_ms_max": switches[-1] if switches else None,
-        "first_render_s": max(renders) / 1000 if renders else None,
-        "first_render_s_median": statistics.median(renders) / 1000 if renders else None,
+        "first_render_s": statistics.median(renders) / 1000 if renders else None,
+        "first_render_s_max": max(renders) / 1000 if renders else None,
         "max_page_bytes": heaviest["page_bytes"],
+        "max_page_gzip_bytes": max(p["page_gzip_bytes"] for p in per_page),
         "max_page": heaviest["page"],
         "max_page_largest_assets": heaviest["largest_assets"],
         "problems": [f"{p['page']}: {x}" for p in per_page for x in p["problems"]],
