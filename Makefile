@@ -31,9 +31,20 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
-book: $(STAMP) $(NPM_STAMP)
-	$(BIN)/jupyter-book build . -W --keep-going
+# Everything the site is built from. When none of it is newer than the last build, make
+# does not even start Sphinx; when something is, Sphinx re-reads (and re-executes) only the
+# pages that depend on it (book/_ext/execution.py).
+SOURCES := _config.yml _toc.yml requirements.txt package-lock.json \
+	$(shell find book notebooks src -type f -not -name '*.pyc' -not -path '*/__pycache__/*' \
+	        -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
+BUILT := _build/.built
+
+book: $(BUILT)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
+
+$(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
+	$(BIN)/jupyter-book build . -W --keep-going
+	@touch $@
 
 # test depends on book: the build executes every notebook, and tests/browser/ checks the
 # built site in Debian's chromium (installed by tests/browser/ensure-chromium when root).
