@@ -16,8 +16,9 @@ its notebook is not executed again.
   ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
 * **In parallel.** Sphinx reads pages in parallel processes when asked to;
   ``jupyter-book build`` does not ask, so this extension sets the number of
-  processes from ``mha_read_jobs`` (``_config.yml``; ``0`` means one per CPU
-  core). Each process runs its own kernel.
+  processes from ``mha_read_jobs`` (``_config.yml``; ``0`` means two per CPU
+  core: a kernel spends part of its time starting up and waiting, so a few more
+  processes than cores keep every core busy). Each process runs its own kernel.
 """
 
 from __future__ import annotations
@@ -121,8 +122,8 @@ def _code_of(path: Path, text: str) -> str:
 
 
 def set_jobs(app: Sphinx, config: Config) -> None:
-    """Read pages in ``mha_read_jobs`` processes (0: one per CPU core)."""
-    jobs = int(config.mha_read_jobs) or os.cpu_count() or 1
+    """Read pages in ``mha_read_jobs`` processes (0: two per CPU core)."""
+    jobs = int(config.mha_read_jobs) or 2 * (os.cpu_count() or 1)
     if app.parallel < jobs:
         app.parallel = jobs
 
