@@ -71,9 +71,9 @@ def test_cross_weights_draws_one_labelled_table_per_head() -> None:
     assert len(fig.axes) == 3
     for ax, head, name in zip(fig.axes, w, HEAD_NAMES, strict=True):
         assert ax.get_title() == name
-        assert [t.get_text() for t in ax.get_xticklabels()] == list(toy.WORD_LABELS)
+        assert [t.get_text() for t in ax.get_yticklabels()] == list(TARGET)
         assert [t.get_text() for t in ax.texts] == [f"{v:.2f}" for v in head.flatten().tolist()]
-    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == list(TARGET)  # shared rows
+    assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == list(toy.WORD_LABELS)
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights \(3, 3, 5\) need 3 head names"):
         cross_weights(w, TARGET, toy.WORD_LABELS, HEAD_NAMES[:2])

@@ -22,7 +22,7 @@ def cross_weights(
     key_words: Sequence[str],
     head_names: Sequence[str],
 ) -> Figure:
-    """One weight table per head, side by side, every value printed.
+    """One weight table per head, stacked top to bottom, every value printed.
 
     Args:
         weights: ``(h, n_q, n_k)``.
@@ -37,11 +37,12 @@ def cross_weights(
             f"{n_k} key words, got {len(head_names)}, {len(query_words)} and {len(key_words)}"
         )
     fig, axes = plt.subplots(
-        1, h, figsize=(1.0 + 0.95 * n_k * h, 1.0 + 0.62 * n_q + 1.2), sharey=True, squeeze=False
+        h, 1, figsize=(1.9 + 0.95 * n_k, h * (0.5 * n_q + 0.75) + 0.9), sharex=True, squeeze=False
     )
-    for i, ax in enumerate(axes[0]):
+    for i, ax in enumerate(axes[:, 0]):
         heatmap(ax, weights[i], query_words, key_words, head_names[i])
-        ax.set_xlabel("key: source word read")
-        ax.set_ylabel("query: word being written" if i == 0 else "")
+        ax.set_aspect("auto")  # wide cells: the panels fill the figure's width
+        ax.set_ylabel("word being written")
+        ax.set_xlabel("source word read" if i == h - 1 else "")
     fig.tight_layout()
     return fig
