@@ -60,3 +60,20 @@ def test_stacked_rows_fill_to_one_and_growth_labels_each_curve() -> None:
     assert [line.get_label() for line in ax2.get_lines()] == ["a", "b"]
     assert list(ax2.get_lines()[1].get_ydata()) == [1, 4, 16]
     plt.close("all")
+
+
+def test_cross_weights_draws_one_labelled_table_per_head() -> None:
+    from mha.figures.cross import cross_weights
+    from mha.translation import HEAD_NAMES, TARGET, Y, cross_heads
+
+    _, w = mha.cross_attention(Y, toy.X, *cross_heads(), toy.random_output(3, 3))  # (3, 3, 5)
+    fig = cross_weights(w, TARGET, toy.WORD_LABELS, HEAD_NAMES)
+    assert len(fig.axes) == 3
+    for ax, head, name in zip(fig.axes, w, HEAD_NAMES, strict=True):
+        assert ax.get_title() == name
+        assert [t.get_text() for t in ax.get_yticklabels()] == list(TARGET)
+        assert [t.get_text() for t in ax.texts] == [f"{v:.2f}" for v in head.flatten().tolist()]
+    assert [t.get_text() for t in fig.axes[-1].get_xticklabels()] == list(toy.WORD_LABELS)
+    plt.close(fig)
+    with pytest.raises(ValueError, match=r"weights \(3, 3, 5\) need 3 head names"):
+        cross_weights(w, TARGET, toy.WORD_LABELS, HEAD_NAMES[:2])

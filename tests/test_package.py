@@ -19,7 +19,18 @@ from mha import training as T
 from mha.views import switch as mw
 
 SRC = Path(mha.__file__).parent
-MATHS = ("attention", "checks", "cost", "measure", "seeds", "toy", "budget", "concat", "training")
+MATHS = (
+    "attention",
+    "checks",
+    "cost",
+    "measure",
+    "seeds",
+    "toy",
+    "translation",
+    "budget",
+    "concat",
+    "training",
+)
 
 
 def modules() -> list[str]:

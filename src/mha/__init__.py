@@ -11,6 +11,7 @@ The maths and the running example:
     measure            FLOPs counted by PyTorch on real calls, and interleaved timing
     seeds              the one way the package seeds random numbers
     toy                the running example, *the cat chased the mouse*: X, labels, weights
+    translation        a sentence for a decoder to write, in Latin, and heads that read the source
     budget             one head's budget: tilting a softmax row, blends without a softmax
     concat             where each head's numbers land once heads are laid side by side
     training           real heads trained on a toy subject/object task:
@@ -28,6 +29,7 @@ The figures (matplotlib), one module per subject:
       figures.cost       cost of a layer against the number of heads
       figures.concat     heads side by side, the columns a head reaches, the reshape
       figures.mask       weights before and after a mask
+      figures.cross      cross-attention: the words being written reading the source
       figures.training   loss curves, differences between heads, rows before/after
 
 The views (HTML and widgets that work with a kernel and without one):
@@ -45,6 +47,7 @@ from mha.attention import (
     all_heads,
     causal_mask,
     concat_heads,
+    cross_attention,
     multi_head_attention,
     multi_head_attention_loop,
     project,
@@ -59,6 +62,7 @@ __all__ = [
     "all_heads",
     "causal_mask",
     "concat_heads",
+    "cross_attention",
     "layer_cost",
     "multi_head_attention",
     "multi_head_attention_loop",

@@ -122,6 +122,42 @@ def multi_head_attention(
     return concat @ W_o, weights  # (..., n, d_model), (..., h, n, n)
 
 
+@checks.boundary(checks.cross_inputs)
+def cross_attention(
+    X_q: Tensor,
+    X_kv: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    W_o: Tensor,
+    mask: Tensor | None = None,
+) -> tuple[Tensor, Tensor]:
+    """Multi-head attention whose queries come from one sequence, keys and values from another.
+
+    With ``X_kv = X_q`` this is :func:`multi_head_attention` (self-attention);
+    with a sentence being written as ``X_q`` and the sentence being read as
+    ``X_kv`` it is a Transformer decoder's encoder-decoder attention.
+
+    Args:
+        X_q: the sequence that asks, ``(n_q, d_q)`` or ``(batch, n_q, d_q)``.
+        X_kv: the sequence that is read, ``(n_k, d_kv)`` or ``(batch, n_k, d_kv)``.
+        W_q: ``(h, d_q, d_k)``.
+        W_k: ``(h, d_kv, d_k)``.
+        W_v: ``(h, d_kv, d_v)``.
+        W_o: ``(h*d_v, d_q)``: the output has the width of the sequence that asked.
+        mask: optional boolean ``(n_q, n_k)``, shared by every head and batch
+            element; ``mask[i, j] = False`` forbids query ``i`` to read key ``j``.
+
+    Returns:
+        ``(out, weights)``: ``out (..., n_q, d_q)``, one row per query word, and
+        ``weights (..., h, n_q, n_k)``.
+    """
+    Q = project(X_q, W_q)  # (..., h, n_q, d_k): the asking sequence
+    K, V = project(X_kv, W_k), project(X_kv, W_v)  # (..., h, n_k, d_k|d_v): the one read
+    H, weights = scaled_dot_product(Q, K, V, mask)  # (..., h, n_q, d_v), (..., h, n_q, n_k)
+    return concat_heads(H) @ W_o, weights  # (..., n_q, d_q), (..., h, n_q, n_k)
+
+
 @checks.boundary(checks.layer_inputs)
 def multi_head_attention_loop(
     X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, W_o: Tensor

@@ -79,16 +79,16 @@ def positive(**counts: object) -> None:
             raise ValueError(f"{name} must be a positive int, got {v!r}")
 
 
-def sentence(X: Tensor) -> tuple[int, int]:
-    """Check ``X (..., n, d_model)`` and return ``(n, d_model)``."""
-    X = as_tensor("X", X)
+def sentence(X: Tensor, name: str = "X") -> tuple[int, int]:
+    """Check ``X (..., n, d_model)`` and return ``(n, d_model)``; ``name`` is used in errors."""
+    X = as_tensor(name, X)
     if X.dim() < 2:
-        raise ValueError(f"X must be (n, d_model) or (batch, n, d_model), got {shape(X)}")
+        raise ValueError(f"{name} must be (n, d_model) or (batch, n, d_model), got {shape(X)}")
     n, d_model = X.shape[-2], X.shape[-1]
     if n == 0:
-        raise ValueError(f"X holds an empty sentence: shape {shape(X)} has n = 0 words")
+        raise ValueError(f"{name} holds an empty sentence: shape {shape(X)} has n = 0 words")
     if d_model == 0:
-        raise ValueError(f"X has word vectors of width 0: shape {shape(X)}")
+        raise ValueError(f"{name} has word vectors of width 0: shape {shape(X)}")
     return n, d_model
 
 
@@ -200,6 +200,53 @@ def layer_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, W_o: Tensor) 
     """Check a whole layer: the projections against ``X``, then ``W_o`` against the heads."""
     h, _, d_v = projections(X, W_q, W_k, W_v, heads=True)
     output(W_o, h, d_v, X.shape[-1], X.dtype)
+
+
+def cross_inputs(
+    X_q: Tensor,
+    X_kv: Tensor,
+    W_q: Tensor,
+    W_k: Tensor,
+    W_v: Tensor,
+    W_o: Tensor,
+    mask: Tensor | None = None,
+) -> None:
+    """Check a layer whose queries read ``X_q (..., n_q, d_q)`` and whose keys and values
+    read ``X_kv (..., n_k, d_kv)``: ``W_q (h, d_q, d_k)``, ``W_k (h, d_kv, d_k)``,
+    ``W_v (h, d_kv, d_v)``, ``W_o (h*d_v, d_q)`` and a boolean ``mask (n_q, n_k)``."""
+    n_q, d_q = sentence(X_q, "X_q")
+    n_k, d_kv = sentence(X_kv, "X_kv")
+    for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
+        as_tensor(name, W)
+    same_dtype(X_q=X_q, X_kv=X_kv, W_q=W_q, W_k=W_k, W_v=W_v)
+    if X_q.shape[:-2] != X_kv.shape[:-2]:
+        raise ValueError(
+            f"X_q {shape(X_q)} and X_kv {shape(X_kv)} must have the same batch dimensions, "
+            f"got {tuple(X_q.shape[:-2])} and {tuple(X_kv.shape[:-2])}"
+        )
+    for name, W, x_name, X, width in (
+        ("W_q", W_q, "X_q", X_q, d_q),
+        ("W_k", W_k, "X_kv", X_kv, d_kv),
+        ("W_v", W_v, "X_kv", X_kv, d_kv),
+    ):
+        if W.dim() != 3:
+            raise ValueError(f"{name} must be (h, d_model, d_k), got {shape(W)}")
+        if W.shape[1] != width:
+            raise ValueError(
+                f"{name} {shape(W)} expects word vectors of width {W.shape[1]}, "
+                f"but {x_name} {shape(X)} has width {width}"
+            )
+    if W_q.shape[-1] != W_k.shape[-1]:
+        raise ValueError(
+            f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
+        )
+    if not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
+        raise ValueError(
+            "W_q, W_k and W_v must hold the same number of heads, got "
+            f"W_q {shape(W_q)}, W_k {shape(W_k)}, W_v {shape(W_v)}"
+        )
+    output(W_o, W_v.shape[0], W_v.shape[-1], d_q, X_q.dtype)
+    mask_for(mask, n_q, n_k)
 
 
 def head_width(d_model: int, h: int) -> int:

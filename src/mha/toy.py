@@ -71,7 +71,8 @@ _SEMANTIC = {
 }
 
 
-def _position(p: int) -> tuple[float, ...]:
+def position(p: int) -> tuple[float, ...]:
+    """Columns 5-8 of the word at position ``p`` (from 0): the four sinusoids."""
     return (
         math.cos(p * _OMEGA_FAST),
         math.sin(p * _OMEGA_FAST),
@@ -81,7 +82,7 @@ def _position(p: int) -> tuple[float, ...]:
 
 
 def _sentence_matrix() -> Tensor:
-    rows = [_SEMANTIC[w] + _position(p) for p, w in enumerate(SENTENCE)]
+    rows = [_SEMANTIC[w] + position(p) for p, w in enumerate(SENTENCE)]
     return torch.tensor(rows, dtype=torch.float64)  # (5, 9)
 
 
