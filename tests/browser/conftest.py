@@ -7,7 +7,6 @@ saying what to run.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,17 +29,20 @@ def base_url(site):
 
 
 @pytest.fixture(scope="session")
-def context():
+def playwright():
     try:
         harness.ensure_chromium()
     except RuntimeError as e:
         pytest.fail(str(e), pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    with (
-        sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
-    ):
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def context(playwright):
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         yield ctx
 
@@ -61,12 +63,7 @@ def open_page(site, base_url, context):
         page = context.new_page()
         opened.append(page)
         log = harness.watch(page)
-        page.goto(base_url + rel, wait_until="load")
-        target = harness.is_redirect(site, rel.split("?")[0])
-        if target:
-            page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
-            page.wait_for_load_state("load")
-        harness.settle(page)
+        harness.goto(page, base_url, rel, site)
         return Loaded(page, log, rel)
 
     yield _open
