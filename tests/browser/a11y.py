@@ -7,6 +7,9 @@
 * :func:`low_contrast_cells`: numbers on coloured cells (``data-key`` elements of every view
   the page shows or stores) whose WCAG contrast with their background, from computed
   styles, is below AA's 4.5.
+* :func:`reflow_problems`: the page scrolls sideways, or content sticks out of the viewport
+  other than inside a box that scrolls (``overflow-x: auto``) and fits. :data:`SMALL_SCREENS`
+  are the viewports it is run at: a phone and 200 % zoom.
 * :func:`ax_node`: a control's accessible role, name and value in chromium's accessibility
   tree.
 * :func:`axe_site`: the axe violations of every page of a build (``make bench``).
@@ -28,6 +31,24 @@ AXE_JS = harness.ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 # WCAG 2.x AA contrast for normal-size text (1.4.3).
 AA_CONTRAST = 4.5
+
+# Reflow (WCAG 1.4.10): context arguments of the small screens every page must fit.
+# "zoom200" is a 1280 x 900 desktop window at 200 % zoom: browser zoom divides the CSS
+# viewport by the zoom factor and multiplies devicePixelRatio by it, so the page lays out
+# in a 640 x 450 CSS-pixel viewport at device scale 2, media queries included. (The CSS
+# ``zoom`` property would not do that: it scales the page inside an unchanged viewport.)
+# "phone" is a 390 x 844 phone (an iPhone 12 to 14) in mobile emulation: the meta viewport
+# applies, and a page too wide for it makes the browser widen the layout viewport, so
+# ``window.innerWidth`` is checked against the width asked for as well.
+SMALL_SCREENS: dict[str, dict] = {
+    "phone": {
+        "viewport": {"width": 390, "height": 844},
+        "device_scale_factor": 3,
+        "is_mobile": True,
+        "has_touch": True,
+    },
+    "zoom200": {"viewport": {"width": 640, "height": 450}, "device_scale_factor": 2},
+}
 
 
 @dataclass(frozen=True)
@@ -141,6 +162,55 @@ def low_contrast_cells(page, minimum: float = AA_CONTRAST) -> tuple[int, list]:
     over the views shown and every view stored in the page's widget state."""
     r = page.evaluate(LOW_CONTRAST_CELLS_JS, minimum)
     return r["coloured"], r["low"]
+
+
+# The page's horizontal overflow at the current viewport: documentElement.scrollWidth against
+# innerWidth, and every visible element that sticks out of the viewport and is not inside a
+# box that scrolls sideways (overflow-x auto/scroll) and itself fits. Not content: fixed
+# elements that lie outside the viewport (off-canvas drawers) and absolute ones clipped to
+# nothing (text for screen readers only, such as MathJax's assistive MathML), and their
+# descendants.
+REFLOW_JS = """
+() => {
+  const vw = window.innerWidth;
+  const fits = (r) => r.left >= -1 && r.right <= vw + 1;
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+      + Array.from(e.classList).slice(0, 3).map((c) => '.' + c).join('');
+  const notShown = (e) => {  // in an off-canvas drawer, or visually hidden (screen readers')
+    for (; e; e = e.parentElement) {
+      const st = getComputedStyle(e);
+      if (st.position === 'fixed' && !fits(e.getBoundingClientRect())) return true;
+      if (st.position === 'absolute' && st.clip !== 'auto') return true;
+    }
+    return false;
+  };
+  const out = [];
+  for (const e of document.body.querySelectorAll('*')) {
+    const r = e.getBoundingClientRect();
+    if (fits(r) || r.width === 0 || !e.checkVisibility() || notShown(e)) continue;
+    let box = e.parentElement;
+    while (box && getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+    const ox = box ? getComputedStyle(box).overflowX : 'visible';
+    if (box && ['auto', 'scroll'].includes(ox) && fits(box.getBoundingClientRect())) continue;
+    const where = box ? `${name(box)} (overflow-x ${ox})` : 'the page';
+    out.push(`${name(e)} spans ${Math.round(r.left)}..${Math.round(r.right)} px in ${where}`);
+  }
+  return {scrollWidth: document.documentElement.scrollWidth, innerWidth: vw, outside: out};
+}
+"""
+
+
+def reflow_problems(page, width: int) -> list[str]:
+    """What does not reflow on ``page``, laid out in a viewport ``width`` CSS px wide."""
+    r = page.evaluate(REFLOW_JS)
+    problems = []
+    if r["innerWidth"] > width:
+        problems.append(f"the browser widened the {width} px viewport to {r['innerWidth']} px")
+    if r["scrollWidth"] > r["innerWidth"]:
+        problems.append(f"the page scrolls sideways: {r['scrollWidth']} > {r['innerWidth']} px")
+    elided = len(r["outside"]) - 10
+    problems += r["outside"][:10] + ([f"... and {elided} more"] if elided > 0 else [])
+    return problems
 
 
 @dataclass(frozen=True)

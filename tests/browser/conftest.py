@@ -7,12 +7,13 @@ saying what to run.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.browser import harness
+from tests.browser import a11y, harness
 
 
 @pytest.fixture(scope="session")
@@ -45,6 +46,19 @@ def context(playwright):
     with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         yield ctx
+
+
+@pytest.fixture(scope="session")
+def small_screens(playwright):
+    """{name: context} for a11y.SMALL_SCREENS (a phone, 200 % zoom): one chromium each."""
+    with contextlib.ExitStack() as stack:
+        contexts = {
+            name: stack.enter_context(harness.browser_context(playwright, **args))
+            for name, args in a11y.SMALL_SCREENS.items()
+        }
+        for ctx in contexts.values():
+            harness.guard(ctx)
+        yield contexts
 
 
 @dataclass
