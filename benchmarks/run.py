@@ -9,7 +9,8 @@ interleaved (A B A B ...) after warm-up; we report the median, min and max of
 the per-pair ratios. These are measurements, not tests: nothing here asserts a
 time.
 
-Sections (``--only`` picks some): ``cost``, ``torch``, ``live``, ``static``, ``build``.
+Sections (``--only`` picks some): ``cost``, ``torch``, ``live``, ``static``, ``build``,
+``a11y``.
 """
 
 from __future__ import annotations
@@ -225,7 +226,17 @@ def bench_static() -> dict[str, Any]:
     return measure_site(ROOT / "_build" / "html")
 
 
-# 5. The build --------------------------------------------------------------------------------
+# 5. Accessibility ----------------------------------------------------------------------------
+
+
+def bench_a11y() -> dict[str, Any]:
+    """axe-core's serious and critical violations on every page of the built site."""
+    from tests.browser.a11y import axe_site
+
+    return axe_site(ROOT / "_build" / "html")
+
+
+# 6. The build --------------------------------------------------------------------------------
 
 
 def build(clean: bool) -> float:
@@ -353,6 +364,12 @@ def markdown(results: dict[str, Any]) -> str:
                 f"{page['page_bytes'] / 1e6:.2f} MB ({page['page_gzip_bytes'] / 1e6:.2f} MB "
                 f"gzip), {page['requests']} requests",
             )
+    if a := results.get("a11y"):
+        row(
+            "axe-core serious + critical violations, all pages (`axe_violations`)",
+            f"{a['axe_violations']} on {a['pages']} pages",
+            "0",
+        )
     if b := results.get("build"):
         row("cold build, nothing built (s) (`build_cold_s`)", f"{b['build_cold_s']:.1f}", "≤ 45 s")
         row("no-change rebuild (s) (`build_nochange_s`)", f"{b['build_nochange_s']:.1f}", "≤ 3 s")
@@ -368,6 +385,7 @@ SECTIONS: dict[str, Callable[[argparse.Namespace], dict[str, Any]]] = {
     "live": lambda a: bench_live(),
     "build": lambda a: bench_build(),
     "static": lambda a: bench_static(),  # after "build": it measures the built site
+    "a11y": lambda a: bench_a11y(),  # after "build" too
 }
 
 # The issue's keys, flat at the top of results.json: (section, path into it).
@@ -383,6 +401,7 @@ SUMMARY = {
     "first_render_s_max": ("static", ["first_render_s_max"]),
     "max_page_bytes": ("static", ["max_page_bytes"]),
     "max_page_gzip_bytes": ("static", ["max_page_gzip_bytes"]),
+    "axe_violations": ("a11y", ["axe_violations"]),
     "build_cold_s": ("build", ["build_cold_s"]),
     "build_nochange_s": ("build", ["build_nochange_s"]),
 }

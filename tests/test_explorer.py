@@ -7,11 +7,13 @@ import re
 import pytest
 
 from mha import toy
+from mha.style import contrast
 from mha.views import switch as mw
 from mha.views.explorer import Explorer
 
 VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
 ATTRS = re.compile(r'data-(h|dk|seed|word|n|dmodel)="(\d+)"')
+COLOURED = re.compile(r'style="background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})" data-key="([^"]+)"')
 
 
 def shown(html: str) -> tuple[str, dict[str, str], dict[str, float]]:
@@ -63,3 +65,19 @@ def test_single_position_controls_are_hidden() -> None:
 def test_bad_start_is_rejected() -> None:
     with pytest.raises(ValueError, match="start h = 5"):
         Explorer(h_values=(1, 2), h=5)
+
+
+def test_numbers_on_coloured_cells_meet_wcag_aa(explorer: Explorer) -> None:
+    """Every number on a coloured cell (weights, concatenated heads) has a contrast of at
+    least 4.5 with its cell (WCAG AA); the browser tests check the same on the page."""
+    checked = 0
+    for h in explorer.h_slider.options:
+        for d_k in explorer.d_k_slider.options:
+            explorer.h_slider.value, explorer.d_k_slider.value = h, d_k
+            for name in ("heads", "concat"):
+                cells = COLOURED.findall(mw.visible_html(explorer.panels[name]))
+                assert cells, f"{name}: no coloured cell"
+                low = [(k, fg, bg) for bg, fg, k in cells if contrast(fg, bg) < 4.5]
+                assert low == [], f"{name} h={h} d_k={d_k}: {low[:5]}"
+                checked += len(cells)
+    assert checked > 100

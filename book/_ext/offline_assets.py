@@ -31,7 +31,10 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   ``_static/vendor/fontawesome``, so the icons are drawn as font glyphs (the theme needs the
   JS only for custom icons, which the book has none of).
 * ``static/mha-book.css`` (ours) keeps figures readable in dark mode and the theme's icons
-  in Font Awesome 6 on widget pages.
+  in Font Awesome 6 on widget pages, gives links WCAG AA contrast in tinted boxes and lets
+  long inline code wrap on narrow screens.
+* ``a11y_html.py`` (set up from here, so ``_config.yml`` names one local extension) fixes
+  two accessibility errors in HTML that myst-nb and docutils write into page bodies.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
 
@@ -201,6 +204,7 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx.ext.mathjax")
+    app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_vendor_assets)

@@ -7,13 +7,13 @@ saying what to run.
 
 from __future__ import annotations
 
-import re
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from tests.browser import harness
+from tests.browser import a11y, harness
 
 
 @pytest.fixture(scope="session")
@@ -30,19 +30,35 @@ def base_url(site):
 
 
 @pytest.fixture(scope="session")
-def context():
+def playwright():
     try:
         harness.ensure_chromium()
     except RuntimeError as e:
         pytest.fail(str(e), pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    with (
-        sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
-    ):
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def context(playwright):
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         yield ctx
+
+
+@pytest.fixture(scope="session")
+def small_screens(playwright):
+    """{name: context} for a11y.SMALL_SCREENS (a phone, 200 % zoom): one chromium each."""
+    with contextlib.ExitStack() as stack:
+        contexts = {
+            name: stack.enter_context(harness.browser_context(playwright, **args))
+            for name, args in a11y.SMALL_SCREENS.items()
+        }
+        for ctx in contexts.values():
+            harness.guard(ctx)
+        yield contexts
 
 
 @dataclass
@@ -61,12 +77,7 @@ def open_page(site, base_url, context):
         page = context.new_page()
         opened.append(page)
         log = harness.watch(page)
-        page.goto(base_url + rel, wait_until="load")
-        target = harness.is_redirect(site, rel.split("?")[0])
-        if target:
-            page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
-            page.wait_for_load_state("load")
-        harness.settle(page)
+        harness.goto(page, base_url, rel, site)
         return Loaded(page, log, rel)
 
     yield _open

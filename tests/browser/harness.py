@@ -118,6 +118,30 @@ def browser_context(playwright, **context_args):
             context.close()
 
 
+@contextlib.contextmanager
+def site_browser(site: Path = SITE, **context_args) -> Iterator[tuple[object, str]]:
+    """``site`` served on 127.0.0.1 and a guarded chromium context: yield (context, base URL).
+
+    ``context_args`` go to Playwright's context (viewport, device_scale_factor, is_mobile...).
+    """
+    from playwright.sync_api import sync_playwright
+
+    with serve(site) as base, sync_playwright() as pw, browser_context(pw, **context_args) as ctx:
+        guard(ctx)
+        yield ctx, base
+
+
+def goto(page, base: str, rel: str, site: Path = SITE) -> None:
+    """Load page ``rel`` of the site served at ``base`` (following the root's redirect) and
+    wait until MathJax has typeset it and its widgets are rendered (:func:`settle`)."""
+    page.goto(base + rel, wait_until="load")
+    target = is_redirect(site, rel.split("?")[0])
+    if target:
+        page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
+        page.wait_for_load_state("load")
+    settle(page)
+
+
 @dataclass
 class PageLog:
     """What one page did that a reader would call broken."""

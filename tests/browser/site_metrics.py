@@ -22,7 +22,6 @@ trip is counted):
 
 from __future__ import annotations
 
-import contextlib
 import gzip
 import json
 import statistics
@@ -69,6 +68,8 @@ def _first_widget_page(site: Path) -> str:
             return rel
     raise RuntimeError(f"no page of {site} has widget views")
 
+
+VIEWPORT = {"width": 1280, "height": 900}
 
 WEIGHT_JS = """
 () => {
@@ -137,23 +138,10 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
     }
 
 
-@contextlib.contextmanager
-def _browser(site: Path):
-    from playwright.sync_api import sync_playwright
-
-    with (
-        harness.serve(site) as base,
-        sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
-    ):
-        harness.guard(ctx)
-        yield ctx, base
-
-
 def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harness.SITE) -> dict:
     """Time first widget render and key press -> view change on every slider of ``rel``."""
     rel = rel or _first_widget_page(site)
-    with _browser(site) as (ctx, base):
+    with harness.site_browser(site, viewport=VIEWPORT) as (ctx, base):
         return _measure_page(ctx, base, rel, presses, site)
 
 
@@ -164,7 +152,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
     http.server, i.e. uncompressed), plus ``per_page`` details.
     """
     site = Path(site)
-    with _browser(site) as (ctx, base):
+    with harness.site_browser(site, viewport=VIEWPORT) as (ctx, base):
         per_page = [
             _measure_page(ctx, base, rel, presses if "mha-view" in text else 0, site)
             for rel in harness.book_pages(site)

@@ -1,12 +1,13 @@
 """Every page of the built book, in chromium, with no network beyond 127.0.0.1.
 
 Per page: zero console errors, page errors, failed requests and requests leaving
-127.0.0.1; every math element typeset by MathJax with no error; labelled equations
-numbered; widget labels typeset; widget text readable and figures and widget views on white
-in dark mode; reader features (sidebar, prev/next, search, copy buttons, .ipynb download,
-Binder/Colab launch links, a references page with entries) present; the page with all it
-loaded weighs under MAX_PAGE_BYTES; the theme's icons are drawn (Font Awesome glyphs from
-the theme's CSS and webfonts).
+127.0.0.1; no serious or critical axe-core violation; the numbers on coloured heatmap
+cells at WCAG AA contrast (4.5), in light and dark mode; every math element typeset by
+MathJax with no error; labelled equations numbered; widget labels typeset; widget text
+readable and figures and widget views on white in dark mode; reader features (sidebar,
+prev/next, search, copy buttons, .ipynb download, Binder/Colab launch links, a references
+page with entries) present; the page with all it loaded weighs under MAX_PAGE_BYTES; the
+theme's icons are drawn (Font Awesome glyphs from the theme's CSS and webfonts).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser import harness
+from tests.browser import a11y, harness
 from tests.browser.site_metrics import WEIGHT_JS
 
 PAGES = harness.book_pages() or ["(book not built: run make book)"]
@@ -56,6 +57,15 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
     page.wait_for_timeout(150)  # late console errors (e.g. from deferred scripts)
     assert loaded.log.problems() == [], f"{rel}: " + "\n".join(loaded.log.problems())
 
+    violations = a11y.axe_violations(page)
+    assert violations == [], f"{rel}: {len(violations)} serious/critical axe-core violations:\n" + (
+        "\n".join(map(str, violations[:30]))
+    )
+    coloured, low = a11y.low_contrast_cells(page)
+    assert low == [], f"{rel}: heatmap numbers below WCAG AA contrast: {low[:5]}"
+    if page.locator(".mha-view table.mha-heat").count():
+        assert coloured, f"{rel}: heatmaps, but no number on a coloured cell was found"
+
     w = page.evaluate(WEIGHT_JS)
     weight = w["doc"] + sum(size for _, size in w["res"])
     largest = sorted(w["res"], key=lambda r: -r[1])[:4]
@@ -94,6 +104,8 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
     page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
     low = harness.low_contrast(page)
     assert low == [], f"{rel}: low-contrast widget text in dark mode: {low[:5]}"
+    _, low = a11y.low_contrast_cells(page)
+    assert low == [], f"{rel}: heatmap numbers below WCAG AA contrast in dark mode: {low[:5]}"
 
     if rel in CONTENT:  # (in this test to load each page once: the suite stays fast)
         check_reader_features(rel, site, base_url, page)
@@ -105,6 +117,13 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
             .filter(([, bg]) => bg !== 'rgb(255, 255, 255)')"""
     )
     assert dark == [], f"{rel}: not on white in dark mode: {dark[:5]}"
+
+
+def test_axe_is_not_part_of_the_site(site):
+    """axe-core is for the tests (injected from node_modules), never served to readers."""
+    assert a11y.AXE_JS.is_file(), f"{a11y.AXE_JS} is missing: run `npm ci` (make book does)"
+    copied = [p for p in site.rglob("*") if "axe-core" in p.parts or p.name.startswith("axe.")]
+    assert copied == [], f"axe-core in the site: {copied[:3]}"
 
 
 def _toc_order(page) -> list[str]:

@@ -6,6 +6,8 @@ the widget state saved in the page. For every widget page, every visible control
 handle, dropdown, toggle buttons, radio buttons) is moved with the keyboard to a neighbour,
 to its last and to its first position; each move must change the visible ``.mha-view``.
 The numbers of every view seen are compared with what ``mha`` computes (expected.py).
+Every slider and dropdown is announced by its description and with the value it shows,
+also after a key press moves it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import time
 
 import pytest
 
-from tests.browser import expected, harness
+from tests.browser import a11y, expected, harness
 
 STATE_RE = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S
@@ -180,3 +182,67 @@ def test_every_precomputed_view_matches_mha(rel, site):
                 problems += expected.compare(f"{rel} {model_id}", attrs, cells, hook(attrs))
     assert count, f"{rel}: widget state holds no .mha-view"
     assert problems == [], "\n".join(problems[:20])
+
+
+# Slider handles and dropdowns of a page, visible ones, as (CSS selector, index) for
+# a11y.ax_node; with the description and the value they show.
+ANNOUNCED_JS = """
+() => {
+  const out = [];
+  const text = (e) => (e ? e.textContent.trim() : null);
+  document.querySelectorAll('.widget-slider .noUi-handle').forEach((h, i) => {
+    if (!h.checkVisibility()) return;
+    const w = h.closest('.widget-slider');
+    out.push({kind: 'slider', selector: '.widget-slider .noUi-handle', i,
+              label: text(w.querySelector('.widget-label')),
+              shown: text(w.querySelector('.widget-readout')),
+              valuetext: h.getAttribute('aria-valuetext')});
+  });
+  document.querySelectorAll('.widget-dropdown select').forEach((s, i) => {
+    if (!s.checkVisibility()) return;
+    const w = s.closest('.widget-dropdown');
+    out.push({kind: 'select', selector: '.widget-dropdown select', i,
+              label: text(w.querySelector('.widget-label')),
+              shown: text(s.options[s.selectedIndex])});
+  });
+  return out;
+}
+"""
+
+
+def _announcement_problems(page, control: dict) -> list[str]:
+    """How the accessible name or value of ``control`` differs from what the page shows."""
+    node = a11y.ax_node(page, control["selector"], control["i"])
+    said = node.value if control["kind"] == "select" else control["valuetext"]
+    where = f"{control['kind']} {control['label']!r}"
+    problems = []
+    if not control["label"] or node.name != control["label"]:
+        problems.append(f"{where}: accessible name {node.name!r}")
+    if not control["shown"] or said != control["shown"]:
+        problems.append(f"{where}: announces {said!r} while showing {control['shown']!r}")
+    return problems
+
+
+@pytest.mark.parametrize("rel", WIDGET_PAGES)
+def test_controls_are_announced_with_the_value_they_show(rel, open_page):
+    """Each slider handle and dropdown has its description as accessible name (chromium's
+    accessibility tree) and announces the value shown in its readout, at load and after
+    keyboard moves to the end, the start and one step on."""
+    page = open_page(rel).page
+    controls = page.evaluate(ANNOUNCED_JS)
+    assert any(c["kind"] == "slider" for c in controls), f"{rel}: no visible slider"
+    problems = []
+    for c in controls:
+        problems += _announcement_problems(page, c)
+        page.locator(c["selector"]).nth(c["i"]).focus()
+        shown = {}
+        for key in ("End", "Home", "ArrowRight" if c["kind"] == "slider" else "ArrowDown"):
+            page.keyboard.press(key)
+            now = page.evaluate(ANNOUNCED_JS)
+            moved = next(d for d in now if d["kind"] == c["kind"] and d["i"] == c["i"])
+            shown[key] = moved["shown"]
+            problems += [f"after {key}: {p}" for p in _announcement_problems(page, moved)]
+        end, home, step = shown.values()
+        if home in (end, step):  # (every control shown has two positions or more)
+            problems.append(f"{c['kind']} {c['label']!r}: the keys did not move it: {shown}")
+    assert problems == [], f"{rel}:\n" + "\n".join(problems)

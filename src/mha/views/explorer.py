@@ -32,7 +32,7 @@ from mha.concat import concat_of_heads
 from mha.cost import layer_cost
 from mha.measure import flops, random_layer
 from mha.style import head_colour, tint
-from mha.views.html import bars, count, esc, head_box, heatmap, note, number, view
+from mha.views.html import bars, cell, count, esc, head_box, heatmap, note, number, view
 from mha.views.switch import panel, register_expected, slider, switch
 
 COST_ROWS = (
@@ -115,11 +115,7 @@ def concat_html(h: int, d_k: int, seed: int = 0) -> str:
     )
     body = "".join(
         f'<tr><th scope="row">{esc(word)}</th>'
-        + "".join(
-            f'<td style="background:{tints[j // d_k]};color:#000" data-key="c{r}-{j}" '
-            f'data-value="{float(c[r, j]):.6g}">{float(c[r, j]):.2f}</td>'
-            for j in range(h * d_k)
-        )
+        + "".join(cell(f"c{r}-{j}", float(c[r, j]), tints[j // d_k]) for j in range(h * d_k))
         + "</tr>"
         for r, word in enumerate(toy.SENTENCE)
     )

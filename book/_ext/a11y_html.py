@@ -1,0 +1,82 @@
+"""Fix two accessibility errors in HTML that Sphinx extensions write into every page body.
+
+Set up by ``offline_assets.py`` (the book's local extension). Each fix rewrites one
+attribute in the page's ``body`` at ``html-page-context``; the browser tests' axe-core run
+(``tests/browser/a11y.py``) is what finds these errors:
+
+* myst-nb's folded code cells (``hide-input``) are ``<details>`` whose ``<summary>`` has
+  ``aria-label="Toggle hidden content"`` while it shows "Show code cell source": the name
+  hides the visible text (axe: label-content-name-mismatch, WCAG 2.5.3 Label in Name). The
+  label is dropped, so the summary is named by the text it shows, and ``<details>``
+  announces itself as expanded or collapsed.
+* docutils writes a bibliography as ``<div role="list">`` of ``<div
+  role="doc-biblioentry">``; ARIA 1.2 deprecated ``doc-biblioentry``, so the list has no
+  ``listitem`` child (axe: aria-required-children, critical). The entries become
+  ``role="listitem"``.
+
+When a page holds what a fix is for (``trigger``) but the fix finds nothing to rewrite,
+the writer changed: the build warns (and the ``-W`` build fails) rather than ship it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sphinx.application import Sphinx
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BodyFix:
+    """One rewrite of page bodies: ``pattern`` becomes ``replacement`` where ``trigger`` is."""
+
+    what: str
+    trigger: str
+    pattern: re.Pattern[str]
+    replacement: str
+
+
+FIXES = (
+    BodyFix(
+        what="myst-nb's hide-input <summary> aria-label",
+        trigger='<details class="admonition hide',
+        pattern=re.compile(r'<summary aria-label="Toggle hidden content">'),
+        replacement="<summary>",
+    ),
+    BodyFix(
+        what="docutils' citation role doc-biblioentry",
+        trigger='class="citation-list"',
+        pattern=re.compile(r'(<div class="citation" id="[^"]*") role="doc-biblioentry">'),
+        replacement=r'\1 role="listitem">',
+    ),
+)
+
+
+def fix_body(body: str, pagename: str = "") -> str:
+    """``body`` with every fix of :data:`FIXES` applied; warns about a fix that found nothing."""
+    for fix in FIXES:
+        if fix.trigger not in body:
+            continue
+        body, n = fix.pattern.subn(fix.replacement, body)
+        if n == 0:
+            logger.warning(
+                f"a11y_html: {pagename} has {fix.trigger!r} but no {fix.what} to fix "
+                "(the writer changed?): check book/_ext/a11y_html.py"
+            )
+    return body
+
+
+def on_page_context(
+    app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
+) -> None:
+    """``html-page-context`` handler: rewrite the page's body in place."""
+    if isinstance(context.get("body"), str):
+        context["body"] = fix_body(context["body"], pagename)
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("html-page-context", on_page_context)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
