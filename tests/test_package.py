@@ -28,6 +28,7 @@ MATHS = (
     "toy",
     "translation",
     "budget",
+    "scaling",
     "concat",
     "training",
 )
@@ -115,7 +116,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """A word with markup in it reaches every kind of view as text, never as markup."""
     for m in pkgutil.iter_modules(importlib.import_module("mha.views").__path__):
         importlib.import_module(f"mha.views.{m.name}")
-    from mha.views import budget, explorer, training
+    from mha.views import budget, explorer, scaling, training
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
@@ -126,6 +127,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         "concat": explorer.concat_html(2, 3),
         "cost": explorer.cost_html(5, 9, 3, 3),
         "budget": budget.budget_html(1.0),
+        "scaling": scaling.scaling_html(16, False),
         "training-steps": training.steps_html(run, 1),
     }
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"

@@ -13,6 +13,7 @@ The maths and the running example:
     toy                the running example, *the cat chased the mouse*: X, labels, weights
     translation        a sentence for a decoder to write, in Latin, and heads that read the source
     budget             one head's budget: tilting a softmax row, blends without a softmax
+    scaling            why scores are divided by sqrt(d_k): their variance, saturation, gradients
     concat             where each head's numbers land once heads are laid side by side
     training           real heads trained on a toy subject/object task:
       training.data    the task: vocabulary, sentences, the train/test split, positions
@@ -30,6 +31,7 @@ The figures (matplotlib), one module per subject:
       figures.concat     heads side by side, the columns a head reaches, the reshape
       figures.mask       weights before and after a mask
       figures.cross      cross-attention: the words being written reading the source
+      figures.scaling    score variance and softmax saturation against the head width
       figures.training   loss curves, differences between heads, rows before/after
 
 The views (HTML and widgets that work with a kernel and without one):
@@ -38,6 +40,7 @@ The views (HTML and widgets that work with a kernel and without one):
       views.switch     precomputed views switched by controls; expected values by view type
       views.explorer   the h / d_k explorer over the toy sentence
       views.budget     the trade-off slider of one head's budget
+      views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not
       views.training   the training-step slider
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
