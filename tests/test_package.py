@@ -116,7 +116,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """A word with markup in it reaches every kind of view as text, never as markup."""
     for m in pkgutil.iter_modules(importlib.import_module("mha.views").__path__):
         importlib.import_module(f"mha.views.{m.name}")
-    from mha.views import budget, explorer, scaling, training
+    from mha.views import budget, explorer, grouped, scaling, training
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
@@ -126,6 +126,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         "rows": explorer.rows_html(2, 3, toy.CHASED),
         "concat": explorer.concat_html(2, 3),
         "cost": explorer.cost_html(5, 9, 3, 3),
+        "grouped-cost": grouped.grouped_cost_html(5, 9, 3, 1),
         "budget": budget.budget_html(1.0),
         "scaling": scaling.scaling_html(16, False),
         "training-steps": training.steps_html(run, 1),
@@ -134,5 +135,5 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     for name, html in made.items():
         assert f'data-view="{name}"' in html
         assert "<b>" not in html, name
-        if name != "cost":  # the cost view names no words
+        if name not in ("cost", "grouped-cost"):  # the cost views name no words
             assert "&lt;b&gt;&amp;&quot;x" in html, name

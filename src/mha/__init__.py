@@ -5,9 +5,10 @@ maths and never the other way round. The maths imports neither matplotlib nor
 ipywidgets, so it runs anywhere torch runs.
 
 The maths and the running example:
-    attention          scaled dot-product attention: one head, every head at once, the layer
+    attention          scaled dot-product attention: one head, every head at once, heads
+                       sharing keys and values (grouped-query), the layer
     checks             input checks, run once at the outermost public call
-    cost               parameter and multiply-add counts of a layer
+    cost               parameter and multiply-add counts of a layer, key/value cache size
     measure            FLOPs counted by PyTorch on real calls, and interleaved timing
     seeds              the one way the package seeds random numbers
     toy                the running example, *the cat chased the mouse*: X, labels, weights
@@ -29,6 +30,7 @@ The figures (matplotlib), one module per subject:
       figures.attention  weight tables, rows as bars, stacked rows, growth curves
       figures.cost       cost of a layer against the number of heads
       figures.concat     heads side by side, the columns a head reaches, the reshape
+      figures.maps       each head's map W^V_i W^O_i as a grid of printed numbers
       figures.mask       weights before and after a mask
       figures.cross      cross-attention: the words being written reading the source
       figures.scaling    score variance and softmax saturation against the head width
@@ -39,6 +41,7 @@ The views (HTML and widgets that work with a kernel and without one):
       views.html       the view root element, numbers tests can read, tables and bars
       views.switch     precomputed views switched by controls; expected values by view type
       views.explorer   the h / d_k explorer over the toy sentence
+      views.grouped    the key/value-groups slider: what sharing keys and values saves
       views.budget     the trade-off slider of one head's budget
       views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not
       views.training   the training-step slider
@@ -51,6 +54,7 @@ from mha.attention import (
     causal_mask,
     concat_heads,
     cross_attention,
+    grouped_heads,
     multi_head_attention,
     multi_head_attention_loop,
     project,
@@ -66,6 +70,7 @@ __all__ = [
     "causal_mask",
     "concat_heads",
     "cross_attention",
+    "grouped_heads",
     "layer_cost",
     "multi_head_attention",
     "multi_head_attention_loop",

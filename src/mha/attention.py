@@ -91,6 +91,34 @@ def all_heads(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tensor,
     return scaled_dot_product(Q, K, V)  # (..., h, n, d_v), (..., h, n, n)
 
 
+@checks.boundary(checks.grouped_inputs)
+def grouped_heads(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> tuple[Tensor, Tensor]:
+    """Grouped-query attention: ``h`` query heads share ``g`` key/value heads.
+
+    Query heads ``j*h/g`` to ``(j+1)*h/g - 1`` all read group ``j``'s keys and
+    values (the order of ``repeat_interleave`` and of PyTorch's
+    ``scaled_dot_product_attention(..., enable_gqa=True)``). ``g = h`` is
+    :func:`all_heads`; ``g = 1`` is multi-query attention.
+
+    Args:
+        X: ``(n, d_model)`` or ``(batch, n, d_model)``.
+        W_q: ``(h, d_model, d_k)``.
+        W_k: ``(g, d_model, d_k)``, with ``g`` dividing ``h``.
+        W_v: ``(g, d_model, d_v)``.
+
+    Returns:
+        ``(H, weights)``: ``H (..., h, n, d_v)`` and ``weights (..., h, n, n)``,
+        as from :func:`all_heads`.
+    """
+    h, g = W_q.shape[0], W_k.shape[0]
+    Q = project(X, W_q)  # (..., h, n, d_k)
+    Q = Q.unflatten(-3, (g, h // g))  # (..., g, h/g, n, d_k): the heads of each group
+    K = project(X, W_k).unsqueeze(-3)  # (..., g, 1, n, d_k): one key head per group
+    V = project(X, W_v).unsqueeze(-3)  # (..., g, 1, n, d_v)
+    H, weights = scaled_dot_product(Q, K, V)  # (..., g, h/g, n, d_v), (..., g, h/g, n, n)
+    return H.flatten(-4, -3), weights.flatten(-4, -3)  # (..., h, n, d_v), (..., h, n, n)
+
+
 @checks.boundary(checks.concat_inputs)
 def concat_heads(H: Tensor) -> Tensor:
     """Lay the heads side by side: ``(..., h, n, d_v) -> (..., n, h*d_v)``.

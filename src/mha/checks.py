@@ -158,6 +158,49 @@ def projections(
     return h, W_q.shape[-1], W_v.shape[-1]
 
 
+def groups(h: int, g: int) -> None:
+    """Raise ``ValueError`` unless ``g`` key/value groups can share ``h`` query heads evenly."""
+    positive(h=h, kv_groups=g)
+    if h % g:
+        raise ValueError(
+            f"h = {h} query heads cannot share g = {g} key/value groups evenly "
+            f"({h} / {g} = {h / g:.3g} is not a whole number); g must divide h"
+        )
+
+
+def grouped_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
+    """Check ``X (..., n, d_model)``, ``W_q (h, d_model, d_k)`` and ``W_k, W_v (g, d_model, d_k)``
+    with ``g`` dividing ``h``."""
+    _, d_model = sentence(X)
+    named = (("W_q", W_q), ("W_k", W_k), ("W_v", W_v))
+    for name, W in named:
+        as_tensor(name, W)
+    same_dtype(X=X, W_q=W_q, W_k=W_k, W_v=W_v)
+    for name, W in named:
+        layout = "(h, d_model, d_k)" if name == "W_q" else "(g, d_model, d_k)"
+        if W.dim() != 3:
+            raise ValueError(f"{name} must be {layout}, got {shape(W)}")
+        if W.shape[-2] != d_model:
+            raise ValueError(
+                f"{name} {shape(W)} expects word vectors of width {W.shape[-2]}, "
+                f"but X {shape(X)} has d_model = {d_model}"
+            )
+    if W_q.shape[-1] != W_k.shape[-1]:
+        raise ValueError(
+            f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
+        )
+    if W_k.shape[0] != W_v.shape[0]:
+        raise ValueError(
+            f"W_k {shape(W_k)} and W_v {shape(W_v)} must hold the same number g of key/value groups"
+        )
+    h, g = W_q.shape[0], W_k.shape[0]
+    if h % g:
+        raise ValueError(
+            f"W_q {shape(W_q)} has h = {h} query heads, which cannot share the g = {g} "
+            f"key/value groups of W_k {shape(W_k)} evenly: g must divide h"
+        )
+
+
 def single_head_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
     """Check one head's ``X (..., n, d_model)`` and ``W_q, W_k, W_v (d_model, d_k)``."""
     projections(X, W_q, W_k, W_v, heads=False)
@@ -194,6 +237,15 @@ def output(W_o: Tensor, h: int, d_v: int, d_model: int, dtype: torch.dtype) -> N
         raise ValueError(
             f"W_o {shape(W_o)} must map back to d_model = {d_model} columns, got {W_o.shape[1]}"
         )
+
+
+def head_maps_inputs(W_v: Tensor, W_o: Tensor) -> None:
+    """Check ``W_v (h, d_model, d_v)`` and ``W_o (h*d_v, d_model)``."""
+    as_tensor("W_v", W_v)
+    if W_v.dim() != 3:
+        raise ValueError(f"W_v must be (h, d_model, d_v), got {shape(W_v)}")
+    h, d_model, d_v = W_v.shape
+    output(W_o, h, d_v, d_model, W_v.dtype)
 
 
 def layer_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, W_o: Tensor) -> None:
