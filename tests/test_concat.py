@@ -12,7 +12,7 @@ import torch
 
 import mha
 from mha import toy
-from mha.concat import cell_labels, columns_touched, decode, layer_output
+from mha.concat import cell_labels, columns_touched, decode, head_maps, layer_output
 from mha.figures.concat import concat_matrix, reach, reshape_steps
 from mha.figures.cost import cost_vs_heads
 
@@ -79,3 +79,33 @@ def test_figures_draw() -> None:
     assert len(fig.axes) == 2
     assert len(fig.axes[0].lines) == 2 and len(fig.axes[1].lines) == 4
     plt.close(fig)
+
+
+def test_each_head_map_has_rank_at_most_d_v() -> None:
+    _, _, W_v = toy.designed_heads()  # (3, 9, 3)
+    maps = head_maps(W_v, toy.random_output(3, 3))  # (3, 9, 9)
+    assert maps.shape == (3, 9, 9)
+    assert torch.linalg.matrix_rank(maps).tolist() == [3, 3, 3]
+    for h, d_v in ((1, 9), (2, 4), (4, 2), (9, 1)):
+        _, _, W_v = toy.random_heads(h, d_v, seed=3)
+        ranks = torch.linalg.matrix_rank(head_maps(W_v, toy.random_output(h, d_v)))  # (h,)
+        assert (ranks == d_v).all(), (h, d_v, ranks)
+
+
+def test_layer_output_is_the_sum_over_heads_of_weights_times_x_times_map() -> None:
+    cases = [(*toy.designed_heads(), toy.random_output(3, 3))]
+    for h, d_k in ((1, 9), (3, 3), (2, 5), (4, 2)):
+        cases.append((*toy.random_heads(h, d_k, seed=4), toy.random_output(h, d_k, seed=4)))
+    for W_q, W_k, W_v, W_o in cases:
+        out, weights = mha.multi_head_attention(toy.X, W_q, W_k, W_v, W_o)  # (5, 9), (h, 5, 5)
+        maps = head_maps(W_v, W_o)  # (h, 9, 9)
+        summed = sum(weights[i] @ toy.X @ maps[i] for i in range(len(maps)))  # (5, 9)
+        torch.testing.assert_close(summed, out, rtol=0, atol=1e-12)
+
+
+def test_head_maps_checks_shapes() -> None:
+    _, _, W_v = toy.designed_heads()
+    with pytest.raises(ValueError, match=r"W_o must be \(h\*d_v, d_model\) = \(9, 9\)"):
+        head_maps(W_v, toy.random_output(2, 3))
+    with pytest.raises(ValueError, match=r"W_v must be \(h, d_model, d_v\), got \(9, 3\)"):
+        head_maps(W_v[0], toy.random_output(3, 3))

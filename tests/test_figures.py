@@ -77,3 +77,32 @@ def test_cross_weights_draws_one_labelled_table_per_head() -> None:
     plt.close(fig)
     with pytest.raises(ValueError, match=r"weights \(3, 3, 5\) need 3 head names"):
         cross_weights(w, TARGET, toy.WORD_LABELS, HEAD_NAMES[:2])
+
+
+def test_head_maps_grid_prints_every_non_zero_entry_and_leaves_zeros_blank() -> None:
+    from mha.concat import head_maps
+    from mha.figures.maps import head_maps_grid
+
+    _, _, W_v = toy.designed_heads()
+    maps = head_maps(W_v, toy.random_output(3, 3))  # (3, 9, 9)
+    fig = head_maps_grid(maps, toy.FEATURES, ["a", "b", "c"])
+    assert len(fig.axes) == 4  # two panels a row; the spare one holds the key
+    for i, ax in enumerate(fig.axes[:3]):
+        printed = [t.get_text() for t in ax.texts]
+        nonzero = maps[i][maps[i] != 0]  # row by row, as drawn
+        assert printed == [f"{v:.2f}" for v in nonzero.tolist()]
+        assert len(printed) == 3 * 9  # three features read, nine output columns
+    for first_in_row in (fig.axes[0], fig.axes[2]):
+        assert [t.get_text() for t in first_in_row.get_yticklabels()] == list(toy.FEATURES)
+    assert "Blank: exactly zero" in fig.axes[3].texts[0].get_text()
+    plt.close(fig)
+    with pytest.raises(ValueError, match="need 9 feature names and 3 titles"):
+        head_maps_grid(maps, toy.FEATURES[:8], ["a", "b", "c"])
+
+
+def test_signed_colours_run_from_orange_through_white_to_purple() -> None:
+    assert style.signed_colour(-1.0, 1.0) == "#7f3b08"  # PuOr's orange end
+    assert style.signed_colour(1.0, 1.0) == "#2d004b"  # its purple end
+    assert style.signed_colour(5.0, 1.0) == style.signed_colour(1.0, 1.0)  # clipped
+    mid = style.luminance(style.signed_colour(0.0, 1.0))
+    assert mid > 0.9  # near white

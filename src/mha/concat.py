@@ -1,7 +1,8 @@
 """Where the heads' numbers end up once they are laid side by side.
 
 Which output columns each head can
-reach (with and without ``W^O``), and a tensor of cell *labels* that can be
+reach (with and without ``W^O``), each head's value-and-output map
+``W^V_i W^O_i``, and a tensor of cell *labels* that can be
 pushed through the same ``transpose``/``reshape`` calls as the heads, so a
 figure can show where every number goes.
 """
@@ -70,6 +71,27 @@ def columns_touched(
         out = layer_output(X, *moved, W_o)  # (n, d_out)
         rows.append((out - base).abs().amax(dim=0) > tol)  # (d_out,)
     return torch.stack(rows)  # (h, d_out)
+
+
+@checks.boundary(checks.head_maps_inputs)
+def head_maps(W_v: Tensor, W_o: Tensor) -> Tensor:
+    """Each head's value projection times its block of rows of ``W^O``: ``W^V_i W^O_i``.
+
+    Head ``i`` adds ``A_i X (W^V_i W^O_i)`` to the layer's output, where ``A_i`` is
+    its ``(n, n)`` table of weights; the map is ``d_model x d_model`` but has rank at
+    most ``d_v``, since it passes through head ``i``'s ``d_v`` columns.
+
+    Args:
+        W_v: ``(h, d_model, d_v)``.
+        W_o: ``(h*d_v, d_model)``; rows ``i*d_v`` to ``(i+1)*d_v - 1`` are head ``i``'s block.
+
+    Returns:
+        ``(h, d_model, d_model)``: map ``i`` takes a word vector to what head ``i``
+        writes for it.
+    """
+    h, _, d_v = W_v.shape
+    blocks = W_o.reshape(h, d_v, W_o.shape[-1])  # (h, d_v, d_model): W^O_i
+    return W_v @ blocks  # (h, d_model, d_model)
 
 
 def concat_of_heads(h: int, d_k: int, seed: int = 0) -> Tensor:

@@ -3,6 +3,8 @@
 
 * ``CMAP``: ``cividis`` for weights in [0, 1], designed to read the same with
   the common colour-vision deficiencies and in greyscale.
+* ``SIGNED_CMAP``: ``PuOr`` (purple to orange through white), ColorBrewer's
+  colour-blind-safe diverging scale, for signed numbers such as weights of ``W^O``.
 * ``OKABE_ITO`` and ``HEAD_COLOURS``: the Okabe & Ito (2008) colour-blind-safe
   palette, for categories such as heads.
 * :func:`text_on`: black or white text on a coloured cell, whichever has the
@@ -20,6 +22,7 @@ OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "
 HEAD_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
 CMAP_NAME = "cividis"
 CMAP = mpl.colormaps[CMAP_NAME]
+SIGNED_CMAP = mpl.colormaps["PuOr"]
 
 
 def head_colour(i: int) -> str:
@@ -30,6 +33,11 @@ def head_colour(i: int) -> str:
 def weight_colour(value: float, vmax: float = 1.0) -> str:
     """The ``cividis`` colour of a weight ``value`` on a scale from 0 to ``vmax``, as hex."""
     return mpl.colors.to_hex(CMAP(min(max(value / vmax, 0.0), 1.0)))
+
+
+def signed_colour(value: float, vmax: float) -> str:
+    """The ``PuOr`` colour of a signed ``value`` on a scale from ``-vmax`` to ``vmax``, as hex."""
+    return mpl.colors.to_hex(SIGNED_CMAP(0.5 + 0.5 * min(max(value / vmax, -1.0), 1.0)))
 
 
 def luminance(colour: str) -> float:
