@@ -124,12 +124,14 @@ def attention_inputs(Q: Tensor, K: Tensor, V: Tensor, mask: Tensor | None = None
 
 
 def projections(
-    X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, *, heads: bool
+    X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor, *, heads: bool, grouped: bool = False
 ) -> tuple[int, int, int]:
     """Check the three projections against ``X``; return ``(h, d_k, d_v)``.
 
     With ``heads=True`` the weights are ``(h, d_model, d_k)``; with
     ``heads=False`` they are one head's ``(d_model, d_k)`` and ``h`` is 1.
+    With ``grouped=True`` (and ``heads=True``) ``W_k`` and ``W_v`` are
+    ``(g, d_model, d_k)``, ``g`` key/value groups that must divide ``h``.
     """
     _, d_model = sentence(X)
     for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
@@ -139,7 +141,8 @@ def projections(
     layout = "(h, d_model, d_k)" if heads else "(d_model, d_k)"
     for name, W in (("W_q", W_q), ("W_k", W_k), ("W_v", W_v)):
         if W.dim() != want:
-            raise ValueError(f"{name} must be {layout}, got {shape(W)}")
+            shown = layout.replace("(h", "(g") if grouped and name != "W_q" else layout
+            raise ValueError(f"{name} must be {shown}, got {shape(W)}")
         if W.shape[-2] != d_model:
             raise ValueError(
                 f"{name} {shape(W)} expects word vectors of width {W.shape[-2]}, "
@@ -149,7 +152,9 @@ def projections(
         raise ValueError(
             f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
         )
-    if heads and not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
+    if grouped:
+        _groups_of(W_q, W_k, W_v)
+    elif heads and not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
         raise ValueError(
             "W_q, W_k and W_v must hold the same number of heads, got "
             f"W_q {shape(W_q)}, W_k {shape(W_k)}, W_v {shape(W_v)}"
@@ -158,47 +163,18 @@ def projections(
     return h, W_q.shape[-1], W_v.shape[-1]
 
 
-def groups(h: int, g: int) -> None:
-    """Raise ``ValueError`` unless ``g`` key/value groups can share ``h`` query heads evenly."""
-    positive(h=h, kv_groups=g)
-    if h % g:
+def _groups_of(W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
+    h, g = W_q.shape[0], W_k.shape[0]
+    if W_v.shape[0] != g or h % g:
         raise ValueError(
-            f"h = {h} query heads cannot share g = {g} key/value groups evenly "
-            f"({h} / {g} = {h / g:.3g} is not a whole number); g must divide h"
+            f"W_k {shape(W_k)} and W_v {shape(W_v)} must hold one number g of key/value groups, "
+            f"and g must divide the h = {h} query heads of W_q {shape(W_q)}"
         )
 
 
 def grouped_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
-    """Check ``X (..., n, d_model)``, ``W_q (h, d_model, d_k)`` and ``W_k, W_v (g, d_model, d_k)``
-    with ``g`` dividing ``h``."""
-    _, d_model = sentence(X)
-    named = (("W_q", W_q), ("W_k", W_k), ("W_v", W_v))
-    for name, W in named:
-        as_tensor(name, W)
-    same_dtype(X=X, W_q=W_q, W_k=W_k, W_v=W_v)
-    for name, W in named:
-        layout = "(h, d_model, d_k)" if name == "W_q" else "(g, d_model, d_k)"
-        if W.dim() != 3:
-            raise ValueError(f"{name} must be {layout}, got {shape(W)}")
-        if W.shape[-2] != d_model:
-            raise ValueError(
-                f"{name} {shape(W)} expects word vectors of width {W.shape[-2]}, "
-                f"but X {shape(X)} has d_model = {d_model}"
-            )
-    if W_q.shape[-1] != W_k.shape[-1]:
-        raise ValueError(
-            f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
-        )
-    if W_k.shape[0] != W_v.shape[0]:
-        raise ValueError(
-            f"W_k {shape(W_k)} and W_v {shape(W_v)} must hold the same number g of key/value groups"
-        )
-    h, g = W_q.shape[0], W_k.shape[0]
-    if h % g:
-        raise ValueError(
-            f"W_q {shape(W_q)} has h = {h} query heads, which cannot share the g = {g} "
-            f"key/value groups of W_k {shape(W_k)} evenly: g must divide h"
-        )
+    """Check ``X (..., n, d_model)``, ``W_q (h, d_model, d_k)``, ``W_k, W_v (g, d_model, d_k)``."""
+    projections(X, W_q, W_k, W_v, heads=True, grouped=True)
 
 
 def single_head_inputs(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:

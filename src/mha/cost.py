@@ -97,7 +97,11 @@ def layer_cost(
     if not isinstance(d_k, int) or d_k < 1:
         raise ValueError(f"d_k must be a positive int, got {d_k!r}")
     g = h if kv_groups is None else kv_groups
-    checks.groups(h, g)
+    checks.positive(kv_groups=g)
+    if h % g:
+        raise ValueError(
+            f"h = {h} query heads cannot share g = {g} key/value groups: g must divide h"
+        )
     per_role = h * d_model * d_k
     kv_per_role = g * d_model * d_k
     return Cost(
