@@ -2,8 +2,10 @@
 
 ``make test`` builds the book first, which executes every notebook and keeps each
 executed notebook in ``_build/jupyter_execute``. Here each notebook runs once more,
-in a new kernel, and every text output must equal the built one: the notebooks are
-deterministic, and the book shows what the code prints.
+in a new kernel, as the site publishes it (``_build/html/_notebooks``: the ``.ipynb``
+that readers download and open on Colab and Binder, whose cells must be the page's,
+after a Colab set-up cell that does nothing here), and every text output must equal
+the built one: the notebooks are deterministic, and the book shows what the code prints.
 
 Cells tagged ``timing`` measure wall-clock time; their outputs are allowed to differ.
 """
@@ -18,8 +20,11 @@ import pytest
 from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
 
+from tests.book_ext import notebook_files
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "jupyter_execute"
+PUBLISHED = ROOT / "_build" / "html" / notebook_files.NOTEBOOKS_DIR
 NOTEBOOKS = [ROOT / "book" / "intro.md", *sorted((ROOT / "notebooks").glob("*.md"))]
 WIDGET = "application/vnd.jupyter.widget-view+json"
 TEXT = ("text/plain", "text/html", "text/markdown", "application/papermill.record/text/plain")
@@ -59,15 +64,25 @@ def test_notebook_reruns_identically(path: Path) -> None:
     if not executed.is_file():
         pytest.fail(f"no executed notebook at {executed}: build the book first (make book)")
     built = nbformat.read(executed, as_version=4)
+    published = PUBLISHED / path.relative_to(ROOT).with_suffix(".ipynb")
+    if not published.is_file():
+        pytest.fail(f"no published notebook at {published}: build the book first (make book)")
+    run = nbformat.read(published, as_version=4)
+    [colab] = [c for c in run.cells if c.get("id") == notebook_files.COLAB_CELL_ID]
+    cells = [c for c in run.cells if c is not colab]  # the page's, executed in place below
+    assert [(c.cell_type, c.source) for c in cells] == [
+        (c.cell_type, c.source) for c in nb.cells
+    ], f"{published.name} does not hold the cells of {path.name}"
 
     start = time.perf_counter()
     NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        run, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
     ).execute()
     seconds = time.perf_counter() - start
     print(f"{path.name}: executed in {seconds:.1f} s")
 
-    again, before = shown(nb), shown(built)
+    assert colab.outputs == [], "the Colab set-up cell printed something outside Colab"
+    again, before = shown(nbformat.v4.new_notebook(cells=cells)), shown(built)
     assert len(again) == len(before)
     for i, (a, b) in enumerate(zip(again, before, strict=True)):
         assert a == b, f"{path.name}: code cell {i} printed something else than in the build"

@@ -160,10 +160,11 @@ def check_reader_features(rel, site: Path, base_url, page):
     # The references page lists the bibliography.
     if rel == "book/references.html":
         assert page.locator(".citation").count() >= 1, "references page lists no entry"
-    # Notebook pages: .ipynb download and launch buttons for Binder and Colab.
-    if (site / "_sources" / rel).with_suffix(".ipynb").is_file():
+    # Notebook pages: .ipynb download (book/_ext/publish.py) and launch buttons for Binder
+    # and Colab.
+    if (site / "_notebooks" / rel).with_suffix(".ipynb").is_file():
         hrefs = page.eval_on_selector_all("a[href]", "as => as.map((a) => a.href)")
-        assert any(h.endswith(rel.removesuffix(".html") + ".ipynb") for h in hrefs), (
+        assert base_url + "_notebooks/" + rel.removesuffix(".html") + ".ipynb" in hrefs, (
             f"{rel}: no .ipynb download link"
         )
         assert any(h.startswith("https://mybinder.org/v2/gh/") for h in hrefs), "no Binder"

@@ -1,0 +1,18 @@
+"""The build's own modules in ``book/_ext``, importable by the tests as Sphinx imports them.
+
+jupyter-book puts ``book/_ext`` on ``sys.path`` (``sphinx: local_extensions``); so does this
+module, then it imports what the tests use.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXT = ROOT / "book" / "_ext"
+if str(EXT) not in sys.path:
+    sys.path.insert(0, str(EXT))
+
+notebook_files = importlib.import_module("notebook_files")

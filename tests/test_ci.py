@@ -1,0 +1,121 @@
+"""CI's workflow and Binder's environment: they lint clean, and publish what the book links.
+
+The workflow (``.github/workflows/book.yml``) runs the README's test command on every push and
+pull request and, from the repository's branch, deploys ``_build/html`` to GitHub Pages and
+pushes ``_build/html/_notebooks`` to the branch the Colab buttons open
+(``sphinx.config.mha_notebooks_branch``). Binder (``binder/``) installs the pinned requirements
+with CPU-only torch, writes the notebooks its buttons open and opens ``.md`` files as notebooks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tests.book_ext import ROOT, notebook_files
+
+BIN = Path(sys.executable).parent
+CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
+BRANCH = CONFIG["repository"]["branch"]
+NOTEBOOKS_BRANCH = CONFIG["sphinx"]["config"]["mha_notebooks_branch"]
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def run_scripts() -> list[tuple[str, str]]:
+    """(job/step name, script) of every ``run:`` step of the workflow."""
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    return [
+        (f"{job}/{step.get('name', step['run'].splitlines()[0])}", step["run"])
+        for job, spec in workflow["jobs"].items()
+        for step in spec.get("steps", [])
+        if "run" in step
+    ]
+
+
+def test_the_workflow_lints_clean() -> None:
+    """GitHub's workflow schema (check-jsonschema), zizmor's audits (offline), shellcheck."""
+    dependabot = WORKFLOW.parents[1] / "dependabot.yml"
+    checks = [
+        [BIN / "check-jsonschema", "--builtin-schema", "vendor.github-workflows", WORKFLOW],
+        [BIN / "check-jsonschema", "--builtin-schema", "vendor.dependabot", dependabot],
+        [BIN / "zizmor", "--offline", "--no-progress", WORKFLOW],
+    ]
+    for cmd in checks:
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        assert out.returncode == 0, f"{cmd[0].name}:\n{out.stdout}{out.stderr}"
+    for name, script in run_scripts():
+        assert "${{" not in script, f"{name}: pass values through env:, not into the script"
+        out = subprocess.run(
+            [BIN / "shellcheck", "--shell=bash", "-"], input=script, capture_output=True, text=True
+        )
+        assert out.returncode == 0, f"{name}:\n{out.stdout}"
+
+
+def test_the_workflow_tests_everything_and_publishes_what_the_buttons_open() -> None:
+    workflow = yaml.safe_load(WORKFLOW.read_text())
+    on = workflow[True]  # YAML 1.1 reads the key `on` as true
+    assert {"push", "pull_request"} <= on.keys()
+    assert NOTEBOOKS_BRANCH in on["push"]["branches-ignore"]
+    jobs = workflow["jobs"]
+    steps = {s.get("uses", "").split("@")[0] or s["run"]: s for s in jobs["test"]["steps"]}
+    assert "make test" in steps, "CI runs the README's test command"
+    assert steps["actions/setup-python"]["with"]["python-version"] == "3.11"
+    assert steps["actions/setup-node"]["with"]["node-version"] == 20
+
+    from_main = f"github.event_name == 'push' && github.ref == 'refs/heads/{BRANCH}'"
+    site = steps["actions/upload-pages-artifact"]
+    assert site["with"]["path"] == "_build/html" and site["if"] == from_main
+    pages = jobs["pages"]
+    assert pages["if"] == from_main and pages["needs"] == "test"
+    assert pages["permissions"] == {"pages": "write", "id-token": "write"}
+    assert [s["uses"].split("@")[0] for s in pages["steps"]] == ["actions/deploy-pages"]
+
+    upload = steps["actions/upload-artifact"]
+    assert upload["if"] == from_main
+    assert upload["with"]["path"] == f"_build/html/{notebook_files.NOTEBOOKS_DIR}"
+    push = jobs["notebooks"]
+    assert push["if"] == from_main and push["permissions"] == {"contents": "write"}
+    download, script = push["steps"]
+    assert download["with"]["name"] == upload["with"]["name"]
+    assert download["with"]["path"] == script["working-directory"]
+    assert f"--initial-branch {NOTEBOOKS_BRANCH}" in script["run"]
+    assert script["run"].rstrip().endswith(f" {NOTEBOOKS_BRANCH}")  # git push ... ipynb
+
+
+def requirement_lines(path: Path) -> list[str]:
+    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
+    return [line for line in lines if line]
+
+
+def test_binder_installs_the_pinned_requirements_with_cpu_only_torch() -> None:
+    binder = ROOT / "binder"
+    assert (binder / "runtime.txt").read_text().strip() == "python-3.11"
+    pinned = requirement_lines(ROOT / "requirements.txt")
+    [torch] = [line for line in pinned if line.startswith("torch==")]
+    assert "-e ." in pinned, "requirements.txt installs the package"
+    assert requirement_lines(binder / "requirements.txt") == [
+        "--extra-index-url https://download.pytorch.org/whl/cpu",
+        f"{torch}+cpu",
+        "-r ../requirements.txt",
+    ]
+
+
+def test_binder_writes_the_notebooks_and_opens_md_files_as_notebooks() -> None:
+    post = ROOT / "binder" / "postBuild"
+    assert os.access(post, os.X_OK)
+    out = subprocess.run([BIN / "shellcheck", post], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    commands = [line for line in post.read_text().splitlines() if not line.startswith("#")]
+    assert 'python -c "import mha"' in commands
+    assert "python book/_ext/notebook_files.py" in commands  # next to the sources (binder_tree)
+    assert 'cp lab/overrides.json "$settings/overrides.json"' in commands  # make lab's too
+    viewers = json.loads((ROOT / "lab" / "overrides.json").read_text())[
+        "@jupyterlab/docmanager-extension:plugin"
+    ]["defaultViewers"]
+    assert viewers == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
+    assert "cp lab/overrides.json $(LAB_OVERRIDES)" in (ROOT / "Makefile").read_text()
