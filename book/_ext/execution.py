@@ -162,7 +162,29 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     out.write_text(json.dumps(report, indent=1) + "\n")
 
 
+def _merge_streams_without_mutating() -> None:
+    """myst-nb merges a cell's prints into one output box (``nb_merge_streams``) by appending
+    to the first stream output *in place*, so the executed notebook it saves in
+    ``_build/jupyter_execute`` keeps the merged text and the later chunks too: a print
+    appears twice there whenever the kernel sent it in two messages (not on the page).
+    Merging copies instead keeps the saved notebook equal to what the page shows."""
+    import copy
+
+    from myst_nb.core import render
+
+    merge = render.coalesce_streams
+    if getattr(merge, "copies_first", False):
+        return
+
+    def merge_copies(outputs):  # same signature as myst_nb.core.utils.coalesce_streams
+        return merge([copy.deepcopy(o) for o in outputs])
+
+    merge_copies.copies_first = True
+    render.coalesce_streams = merge_copies
+
+
 def setup(app: Sphinx) -> dict:
+    _merge_streams_without_mutating()
     app.add_config_value("mha_read_jobs", 0, "env", [int])
     app.connect("config-inited", set_jobs)
     app.connect("builder-inited", declare_parallel_safe)
