@@ -117,10 +117,10 @@ def test_latin_words_find_their_source_in_the_source_word_head() -> None:
     match = math.exp(3) / (math.exp(3) + 4)  # one key scores 3, the other four score 0
     for i, word in enumerate(tr.TARGET):
         j = toy.SENTENCE.index(tr.SOURCE_OF[word])
-        assert w[0, i, j] == pytest.approx(match, abs=1e-12)
+        assert w[2, i, j] == pytest.approx(match, abs=1e-12)
         others = [k for k in range(5) if k != j]
-        assert w[0, i, others] == pytest.approx([(1 - match) / 4] * 4, abs=1e-12)
-    assert int(w[1, 2].argmax()) == toy.CAT and int(w[2, 2].argmax()) == toy.MOUSE
+        assert w[2, i, others] == pytest.approx([(1 - match) / 4] * 4, abs=1e-12)
+    assert int(w[0, 2].argmax()) == toy.CAT and int(w[1, 2].argmax()) == toy.MOUSE
 
 
 def test_latin_vectors() -> None:

@@ -63,7 +63,7 @@ def sentence(words: Sequence[str]) -> Tensor:
 
 Y: Tensor = sentence(TARGET)  # (3, 9); treat as read-only, .clone() before editing
 
-HEAD_NAMES: tuple[str, ...] = ("head 1 (source word)", "head 2 (subject)", "head 3 (object)")
+HEAD_NAMES: tuple[str, ...] = ("head 1 (subject)", "head 2 (object)", "head 3 (source word)")
 
 
 def cross_heads() -> tuple[Tensor, Tensor, Tensor]:
@@ -73,27 +73,26 @@ def cross_heads() -> tuple[Tensor, Tensor, Tensor]:
         ``(W_q, W_k, W_v)``, each ``(3, 9, 3)``; queries read :data:`Y`, keys
         and values read :data:`mha.toy.X`.
 
-    * head 0, *source word*: query and key both read the ``verb``, ``agent``
+    * heads 0 and 1: the *subject* and *object* heads of
+      :func:`mha.toy.designed_heads`, unchanged: the verb *agitavit* looks for
+      the source's agent (*cat*) and its prey (*mouse*), and the nouns look at
+      the source's determiners.
+    * head 2, *source word* (in the slot of the designed next-word head): query
+      and key both read the ``verb``, ``agent``
       and ``prey`` features, so each Latin word scores high against the
       English word with the same meaning (*feles* with *cat*, *murem* with
       *mouse*, *agitavit* with *chased*) wherever it stands. The value passes
       on the same three features.
-    * heads 1 and 2: the *subject* and *object* heads of
-      :func:`mha.toy.designed_heads`, unchanged: the verb *agitavit* looks for
-      the source's agent (*cat*) and its prey (*mouse*), and the nouns look at
-      the source's determiners.
 
     As in :func:`mha.toy.designed_heads`, the query strength ``3 * sqrt(3)``
     makes a match score 3 after the ``1/sqrt(d_k)`` scaling.
     """
     a = 3 * math.sqrt(3)
     W_q, W_k, W_v = toy.designed_heads()  # (3, 9, 3) each: subject, object, next word
-    order = [2, 0, 1]  # the next-word head's slot goes first and is overwritten
-    W_q, W_k, W_v = W_q[order].clone(), W_k[order].clone(), W_v[order].clone()  # (3, 9, 3)
     for W in (W_q, W_k, W_v):
-        W[0] = 0.0
+        W[2] = 0.0  # the next-word head's slot becomes the source-word head
     features = [2, 3, 4]  # verb, agent, prey
-    W_q[0, features, [0, 1, 2]] = a  # each word asks for its own meaning ...
-    W_k[0, features, [0, 1, 2]] = 1.0  # ... in the source's keys
-    W_v[0, features, [0, 1, 2]] = 1.0  # and takes it back
+    W_q[2, features, [0, 1, 2]] = a  # each word asks for its own meaning ...
+    W_k[2, features, [0, 1, 2]] = 1.0  # ... in the source's keys
+    W_v[2, features, [0, 1, 2]] = 1.0  # and takes it back
     return W_q, W_k, W_v

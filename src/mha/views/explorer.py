@@ -158,7 +158,7 @@ def cost_html(n: int, d_model: int, h: int, d_k: int) -> str:
     )
     width = h * d_k
     verdict = (
-        f"h·d_k = {width} = d_model: the heads split one head's budget."
+        f"h·d_k = {width} = d_model: the heads split one head's width (and its cost)."
         if width == d_model
         else f"h·d_k = {width} ≠ d_model = {d_model}: the heads do not split one head's width."
     )
