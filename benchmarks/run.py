@@ -81,7 +81,7 @@ def bench_cost(repeats: int) -> dict[str, Any]:
     wide = measure.random_layer(n, d_model, h=1, seed=1)
     counts = {}
     for name, layer in (("narrow", narrow), ("wide", wide)):
-        whole = measure.flops(mha.heads, *layer.projections)["total"]
+        whole = measure.flops(mha.all_heads, *layer.projections)["total"]
         Q, K, V = (project(layer.X, W) for W in (layer.W_q, layer.W_k, layer.W_v))  # (h, n, d_k)
         attention = measure.flops(mha.scaled_dot_product, Q, K, V)["total"]
         layer_flops = measure.flops(mha.multi_head_attention, *layer.projections, layer.W_o)[
@@ -99,8 +99,8 @@ def bench_cost(repeats: int) -> dict[str, Any]:
     with torch.no_grad():
         heads_t = measure.time_interleaved(
             {
-                "narrow": lambda: mha.heads(*narrow.projections),
-                "wide": lambda: mha.heads(*wide.projections),
+                "narrow": lambda: mha.all_heads(*narrow.projections),
+                "wide": lambda: mha.all_heads(*wide.projections),
             },
             repeats=repeats,
         )
