@@ -36,8 +36,10 @@ def test_encode_rejects_bad_sentences() -> None:
         T.encode(["the", "cow", "chased", "the", "cat"])
     with pytest.raises(ValueError, match="one verb"):
         T.encode(["the", "cat", "the", "mouse"])
-    with pytest.raises(ValueError, match="at most"):
+    with pytest.raises(ValueError, match="1 to 7 words"):
         T.encode(["the"] * 8)
+    with pytest.raises(ValueError, match="one noun before"):
+        T.encode(["the", "cat", "chased", "the"])
 
 
 def test_model_uses_same_parameter_count_for_every_h() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mha.training import D_MODEL, Run, role_of
+from mha.training import Run, role_of
 
 
 def results_table(runs: list[Run]) -> str:
@@ -14,7 +14,7 @@ def results_table(runs: list[Run]) -> str:
     for run in runs:
         m, c = run.metrics, run.config
         lines.append(
-            f"| {c.h} | {D_MODEL // c.h} | {c.seed} | {m['train_loss']:.4f} | "
+            f"| {c.h} | {c.d_k} | {c.seed} | {m['train_loss']:.4f} | "
             f"{m['test_loss']:.4f} | {m['test_subject']:.3f} | {m['test_object']:.3f} | "
             f"{m['test_both']:.3f} |"
         )
