@@ -13,11 +13,15 @@ The maths and the running example:
     toy                the running example, *the cat chased the mouse*: X, labels, weights
     budget             one head's budget: tilting a softmax row, blends without a softmax
     concat             where each head's numbers land once heads are laid side by side
+    stats              how sure a count is: the Wilson interval of a binomial proportion
     training           real heads trained on a toy subject/object task:
       training.data    the task: vocabulary, sentences, the train/test split, positions
       training.model   one multi-head attention layer with a read-out at the verb
       training.loop    training runs: settings, the Adam loop, what a run records
       training.probe   accuracy, and where each head's verb row looks
+      training.store   trained weights kept with the package; make weights writes them
+      training.reference  the trained layer again, by PyTorch's SDPA, to check it
+      training.__main__   python -m mha.training: the command behind make weights
 
 Shared by the figures and the views:
     style              colours, the colormap, black or white text on a coloured cell
@@ -34,7 +38,10 @@ The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the view root element, numbers tests can read, tables and bars
       views.switch     precomputed views switched by controls; expected values by view type
-      views.explorer   the h / d_k explorer over the toy sentence
+      views.explorer   the h / d_k explorer over the toy sentence, with a source picker
+      views.cost       the explorer's cost panel: parameters and multiply-adds
+      views.trained    views of trained heads: rows for a word of a sentence, metrics
+      views.trained_panel  the trained-heads panel: setting, seed, sentence, word, text box
       views.budget     the trade-off slider of one head's budget
       views.training   the training-step slider
       views.tables     Markdown tables of training results

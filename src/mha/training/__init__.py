@@ -5,6 +5,8 @@ Modules:
     model  one multi-head attention layer with a read-out at the verb
     loop   training runs: settings, the Adam loop, what a run records
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
+    store  trained weights kept with the package (``make weights`` writes them)
+    reference  the trained layer computed again with PyTorch's SDPA, to check it
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -27,6 +29,7 @@ from mha.training.data import (
     encode,
     positions,
     split,
+    word_ids,
 )
 from mha.training.loop import (
     EVAL_EVERY,
@@ -48,15 +51,27 @@ from mha.training.probe import (
     show_rows,
     verb_noun_weights,
 )
+from mha.training.store import (
+    GRID,
+    SEEDS,
+    SETTINGS,
+    StoredRun,
+    StoredWeightsError,
+    load_model,
+    load_run,
+)
 
 __all__ = [
     "ADJECTIVES",
     "D_MODEL",
     "EVAL_EVERY",
+    "GRID",
     "MAX_LEN",
     "NOUNS",
     "PAD",
     "ROLES",
+    "SEEDS",
+    "SETTINGS",
     "SHOW",
     "SHOW_OBJECT",
     "SHOW_SUBJECT",
@@ -68,12 +83,16 @@ __all__ = [
     "Run",
     "RunConfig",
     "Sentences",
+    "StoredRun",
+    "StoredWeightsError",
     "all_sentences",
     "build",
     "cached_run",
     "encode",
     "evaluate",
     "head_spread",
+    "load_model",
+    "load_run",
     "loss_fn",
     "make_symmetric",
     "noun_choice",
@@ -87,4 +106,5 @@ __all__ = [
     "train",
     "verb_noun_weights",
     "with_steps",
+    "word_ids",
 ]
