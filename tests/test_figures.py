@@ -60,3 +60,13 @@ def test_stacked_rows_fill_to_one_and_growth_labels_each_curve() -> None:
     assert [line.get_label() for line in ax2.get_lines()] == ["a", "b"]
     assert list(ax2.get_lines()[1].get_ydata()) == [1, 4, 16]
     plt.close("all")
+
+
+def test_weight_colour_is_the_colormaps_own_colour() -> None:
+    """The table behind weight_colour gives what matplotlib's cividis gives, edges included."""
+    values = [*torch.rand(2000, generator=torch.Generator().manual_seed(0)).tolist()]
+    values += [i / 256 for i in range(257)] + [-0.5, 1.5, 0.999999]
+    for v in values:
+        want = matplotlib.colors.to_hex(style.CMAP(min(max(v, 0.0), 1.0)))
+        assert style.weight_colour(v) == want, v
+    assert style.weight_colour(2.0, vmax=4.0) == style.weight_colour(0.5)

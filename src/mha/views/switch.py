@@ -93,6 +93,14 @@ def switch(
     return _nest(controls, sizes, leaves, ())
 
 
+def choose(control: widgets.Widget, children: Sequence[widgets.Widget]) -> widgets.Stack:
+    """A stack that shows ``children[control.index]``: whole panels, each with its own
+    controls, switched by one more control (in the browser and in the kernel)."""
+    if _sizes([control]) != [len(children)]:
+        raise ValueError(f"{len(control.options)} positions but {len(children)} children")
+    return _nest([control], [len(children)], {(i,): c for i, c in enumerate(children)}, ())
+
+
 def _nest(
     controls: Sequence[widgets.Widget],
     sizes: list[int],
