@@ -21,6 +21,7 @@ The maths and the running example:
       training.probe   accuracy, and where each head's verb row looks
       training.store   trained weights kept with the package; make weights writes them
       training.reference  the trained layer again, by PyTorch's SDPA, to check it
+      training.results  the stored runs summed up: solved counts, intervals, kinds of heads
       training.__main__   python -m mha.training: the command behind make weights
 
 Shared by the figures and the views:
@@ -32,7 +33,7 @@ The figures (matplotlib), one module per subject:
       figures.cost       cost of a layer against the number of heads
       figures.concat     heads side by side, the columns a head reaches, the reshape
       figures.mask       weights before and after a mask
-      figures.training   loss curves, differences between heads, rows before/after
+      figures.training   loss curves, differences between heads, rows before/after, scatter
 
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:

@@ -7,6 +7,7 @@ Modules:
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
     store  trained weights kept with the package (``make weights`` writes them)
     reference  the trained layer computed again with PyTorch's SDPA, to check it
+    results  the stored runs summed up: solved counts with intervals, kinds of heads
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -26,6 +27,7 @@ from mha.training.data import (
     VOCAB,
     Sentences,
     all_sentences,
+    batch,
     encode,
     positions,
     split,
@@ -43,9 +45,14 @@ from mha.training.loop import (
 )
 from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
 from mha.training.probe import (
+    SOLVED_AT,
+    both_right,
+    edited_rows,
     evaluate,
+    head_kinds,
     noun_choice,
     noun_preference,
+    readout_with_rows,
     role_of,
     role_weights,
     show_rows,
@@ -77,6 +84,7 @@ __all__ = [
     "SHOW_SUBJECT",
     "SHOW_VERB",
     "SNAPSHOT_STEPS",
+    "SOLVED_AT",
     "VERBS",
     "VOCAB",
     "HeadsModel",
@@ -86,10 +94,14 @@ __all__ = [
     "StoredRun",
     "StoredWeightsError",
     "all_sentences",
+    "batch",
+    "both_right",
     "build",
     "cached_run",
+    "edited_rows",
     "encode",
     "evaluate",
+    "head_kinds",
     "head_spread",
     "load_model",
     "load_run",
@@ -99,6 +111,7 @@ __all__ = [
     "noun_preference",
     "perturb",
     "positions",
+    "readout_with_rows",
     "role_of",
     "role_weights",
     "show_rows",

@@ -99,6 +99,17 @@ def encode(words: list[str] | tuple[str, ...]) -> tuple[list[int], int, int, int
     return ids, v, before[0], after[0]
 
 
+def batch(sentences: list[list[str]] | list[tuple[str, ...]]) -> Sentences:
+    """Sentences of the task's shape (:func:`encode`) as one batch, answers included."""
+    rows = []
+    for words in sentences:
+        ids, v, sp, op = encode(words)
+        rows.append((ids, v, sp, op, NOUNS.index(words[sp]), NOUNS.index(words[op])))
+    ids, v, sp, op, s, o = zip(*rows, strict=True)
+    long = functools.partial(torch.tensor, dtype=torch.long)
+    return Sentences(long(ids), long(v), long(sp), long(op), long(s), long(o))
+
+
 def all_sentences() -> Sentences:
     """Every sentence ``the ADJ? NOUN VERB the ADJ? NOUN`` with two different nouns.
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import ipywidgets as widgets
 
 from mha.training import SETTINGS, encode
-from mha.views.html import esc, note
+from mha.views.html import STYLE, esc, note
 from mha.views.switch import choose, slider, switch
 from mha.views.trained import (
     SENTENCES,
@@ -65,7 +65,7 @@ class TrainedPanel(widgets.VBox):
     ) -> None:
         self.settings, self.seeds = list(settings), list(seeds)
         labels = [setting_label(*s) for s in self.settings]
-        self.setting_slider = slider("heads × width", labels, setting_label(*setting))
+        self.setting_slider = slider("heads h × width d_k", labels, setting_label(*setting))
         self.seed_slider = slider("seed", self.seeds, seed)
         self.sentence_picker = widgets.Dropdown(
             options=[(" ".join(s), i) for i, s in enumerate(sentences)],
@@ -88,7 +88,8 @@ class TrainedPanel(widgets.VBox):
             self.rows.append(rows)
             boxes.append(widgets.VBox([picker, rows]))
         wrap = widgets.Layout(flex_flow="row wrap")
-        children = [widgets.HBox(list(sd), layout=wrap), self.metrics, self.sentence_picker]
+        children = [widgets.HTML(STYLE), widgets.HBox(list(sd), layout=wrap), self.metrics]
+        children.append(self.sentence_picker)
         children.append(choose(self.sentence_picker, boxes))
         if _live_kernel() if live is None else live:
             children.append(self._live_box())
