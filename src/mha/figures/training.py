@@ -131,13 +131,13 @@ def noun_weight_scatter(ax: Axes, subject: Tensor, obj: Tensor, title: str) -> N
     under the line ``x + y = 1`` that no softmax row can cross."""
     ax.plot([0, 1], [1, 0], color="#555555", linestyle=":", linewidth=1.5)
     ax.text(
-        0.62,
-        0.41,
+        0.6,
+        0.52,
         "subject + object = 1",
         rotation=-45,
         rotation_mode="anchor",
         ha="center",
-        va="bottom",
+        va="center",
         fontsize=9,
         color="#333333",
     )
