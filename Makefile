@@ -2,13 +2,14 @@
 #   make book   build the static site into _build/html (the main job)
 #   make test   lint, unit tests, notebook execution (and browser tests)
 #   make lab    open the notebooks in JupyterLab with live widgets
+#   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean
+.PHONY: book test lab bench clean weights
 
 # JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -61,6 +62,11 @@ LAB_WORKSPACES := $(VENV)/lab-workspaces
 lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
+
+# The trained models that chapter 5 and the explorer read (mha.training.store): every
+# setting and seed of mha.training.store.GRID, trained again and written byte for byte.
+weights: $(STAMP)
+	$(BIN)/python -m mha.training
 
 clean:
 	rm -rf _build

@@ -106,3 +106,13 @@ def test_signed_colours_run_from_orange_through_white_to_purple() -> None:
     assert style.signed_colour(5.0, 1.0) == style.signed_colour(1.0, 1.0)  # clipped
     mid = style.luminance(style.signed_colour(0.0, 1.0))
     assert mid > 0.9  # near white
+
+
+def test_weight_colour_is_the_colormaps_own_colour() -> None:
+    """The table behind weight_colour gives what matplotlib's cividis gives, edges included."""
+    values = [*torch.rand(2000, generator=torch.Generator().manual_seed(0)).tolist()]
+    values += [i / 256 for i in range(257)] + [-0.5, 1.5, 0.999999]
+    for v in values:
+        want = matplotlib.colors.to_hex(style.CMAP(min(max(v, 0.0), 1.0)))
+        assert style.weight_colour(v) == want, v
+    assert style.weight_colour(2.0, vmax=4.0) == style.weight_colour(0.5)

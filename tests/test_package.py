@@ -30,6 +30,7 @@ MATHS = (
     "budget",
     "scaling",
     "concat",
+    "stats",
     "training",
 )
 
@@ -116,10 +117,12 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """A word with markup in it reaches every kind of view as text, never as markup."""
     for m in pkgutil.iter_modules(importlib.import_module("mha.views").__path__):
         importlib.import_module(f"mha.views.{m.name}")
-    from mha.views import budget, explorer, grouped, scaling, training
+    from mha.views import budget, explorer, grouped, scaling, trained, training
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
+    monkeypatch.setattr(trained, "position_labels", lambda words: [NASTY, *words[1:]])
+    monkeypatch.setattr(trained, "setting_label", lambda h, d_k: NASTY)
     run = T.train(T.RunConfig(h=2, steps=1))
     made = {
         "heads": explorer.heads_html(2, 3),
@@ -130,6 +133,8 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         "budget": budget.budget_html(1.0),
         "scaling": scaling.scaling_html(16, False),
         "training-steps": training.steps_html(run, 1),
+        "trained-rows": trained.rows_html(2, 6, 0, T.SHOW, 3),
+        "trained-metrics": trained.metrics_html(2, 6, 0),
     }
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
     for name, html in made.items():

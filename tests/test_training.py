@@ -36,8 +36,10 @@ def test_encode_rejects_bad_sentences() -> None:
         T.encode(["the", "cow", "chased", "the", "cat"])
     with pytest.raises(ValueError, match="one verb"):
         T.encode(["the", "cat", "the", "mouse"])
-    with pytest.raises(ValueError, match="at most"):
+    with pytest.raises(ValueError, match="1 to 7 words"):
         T.encode(["the"] * 8)
+    with pytest.raises(ValueError, match="one noun before"):
+        T.encode(["the", "cat", "chased", "the"])
 
 
 def test_model_uses_same_parameter_count_for_every_h() -> None:
@@ -160,3 +162,80 @@ def test_noun_choice_matches_a_sentence_by_sentence_count() -> None:
             agree += (s > o) == bool(prefers_subject)
         assert float(decisive[head]) == pytest.approx(sum(shares) / len(shares), abs=1e-12)
         assert float(ranked[head]) == pytest.approx(agree / len(data), abs=1e-12)
+
+
+def test_batch_reads_sentences_and_their_answers() -> None:
+    b = T.batch([["the", "big", "dog", "saw", "the", "hen"], ["the", "cat", "bit", "the", "fox"]])
+    assert b.verb.tolist() == [3, 2] and b.subject_pos.tolist() == [2, 1]
+    assert [T.NOUNS[i] for i in b.subject] == ["dog", "cat"]
+    assert [T.NOUNS[i] for i in b.object] == ["hen", "fox"]
+    with pytest.raises(ValueError, match="one verb"):
+        T.batch([["the", "cat"]])
+
+
+def test_readout_with_the_models_own_rows_is_the_models_answer() -> None:
+    model = T.load_model(3, 4, 2)
+    _, test = T.split()
+    with torch.no_grad():
+        logits, _ = model(test)  # (N, 2, nouns)
+    again = T.readout_with_rows(model, test, T.edited_rows(model, test, "none"))
+    torch.testing.assert_close(again, logits, rtol=0, atol=1e-10)
+    assert T.both_right(again, test) == T.evaluate(model, test)["both"]
+
+
+def test_edited_rows_move_only_the_two_nouns_weights() -> None:
+    model = T.load_model(2, 6, 0)
+    data = T.all_sentences()
+    rows = T.edited_rows(model, data, "none")  # (N, h, n)
+    idx = torch.arange(len(data))
+    for edit in ("swap", "even"):
+        new = T.edited_rows(model, data, edit)
+        torch.testing.assert_close(new.sum(-1), torch.ones_like(new.sum(-1)))
+        s, o = new[idx, :, data.subject_pos], new[idx, :, data.object_pos]
+        s0, o0 = rows[idx, :, data.subject_pos], rows[idx, :, data.object_pos]
+        if edit == "swap":
+            assert torch.equal(s, o0) and torch.equal(o, s0)
+        else:
+            torch.testing.assert_close(s, (s0 + o0) / 2)
+            assert torch.equal(s, o)
+        untouched = torch.ones_like(new, dtype=torch.bool)
+        untouched[idx, :, data.subject_pos] = False
+        untouched[idx, :, data.object_pos] = False
+        assert torch.equal(new[untouched], rows[untouched])
+    with pytest.raises(ValueError, match="edit must be"):
+        T.edited_rows(model, data, "shuffle")
+
+
+def test_both_right_counts_sentences_with_both_nouns_right() -> None:
+    b = T.batch([["the", "cat", "saw", "the", "dog"]] * 4)  # subject cat (0), object dog (2)
+    logits = torch.zeros(4, 2, len(T.NOUNS))
+    for i, (s, o) in enumerate([(0, 2), (0, 1), (3, 2), (0, 2)]):
+        logits[i, 0, s] = logits[i, 1, o] = 1.0
+    assert T.both_right(logits, b) == 0.5
+
+
+def test_head_kinds_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mha.training import probe
+
+    # Five heads over two sentences: subject weight, object weight per sentence.
+    subj = torch.tensor([[0.95, 0.02, 0.9, 0.9, 0.5], [0.96, 0.01, 0.05, 0.05, 0.5]])
+    obj = torch.tensor([[0.01, 0.9, 0.05, 0.05, 0.5], [0.02, 0.94, 0.9, 0.9, 0.5]])
+    monkeypatch.setattr(probe, "verb_noun_weights", lambda model, batch: (subj, obj))
+    decisive = torch.tensor([0.97, 0.98, 0.947, 0.947, 0.5])
+    ranked = torch.tensor([0.5, 0.5, 0.9, 0.8, 0.5])
+    monkeypatch.setattr(probe, "noun_choice", lambda model, batch: (decisive, ranked))
+    kinds = probe.head_kinds(None, None)  # type: ignore[arg-type]
+    assert kinds == ["subject", "object", "noun", "mixed", "mixed"]
+
+
+def test_a_settings_summary_counts_what_the_weights_do() -> None:
+    from mha.stats import wilson_interval
+    from mha.training import reference, results
+
+    s = results.setting(1, 12)
+    both = [reference.held_out(1, 12, seed)["both"] for seed in T.SEEDS]
+    assert s.solved == sum(b >= 0.99 for b in both) and s.runs == len(T.SEEDS)
+    assert (s.low, s.high) == wilson_interval(s.solved, s.runs)
+    assert s.weights == sum(p.numel() for p in T.HeadsModel(1).parameters())
+    counts = results.kind_counts([["subject", "object"], ["noun", "mixed"], ["subject", "noun"]])
+    assert counts == {"subject": 2, "object": 1, "noun": 2, "mixed": 1, "role_split": 1}

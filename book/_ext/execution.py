@@ -11,7 +11,8 @@ its notebook is not executed again.
 
 * **Never stale.** When Sphinx reads a notebook, this extension records as its
   dependencies every module of ``src/mha`` that the notebook imports, directly
-  or through other modules of the package, and ``requirements.txt``. Sphinx
+  or through other modules of the package, the data files kept beside those
+  modules (the stored trained weights), and ``requirements.txt``. Sphinx
   reads a page again when one of its dependencies changes, so editing
   ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
 * **In parallel.** Sphinx reads pages in parallel processes when asked to;
@@ -73,6 +74,16 @@ def imported_modules(code: str, current: str = "") -> set[str]:
     return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
 
 
+def data_files(module: Path) -> set[Path]:
+    """Files the package keeps beside a module, in folders that are not packages
+    (``mha/training/weights/*.npz``): a notebook that imports the module may read them."""
+    found: set[Path] = set()
+    for sub in module.parent.iterdir():
+        if sub.is_dir() and sub.name != "__pycache__" and not (sub / "__init__.py").exists():
+            found.update(p for p in sub.rglob("*") if p.is_file())
+    return found
+
+
 def dependencies(code: str, src: Path) -> set[Path]:
     """Every file of the package that running ``code`` imports, followed transitively.
 
@@ -90,6 +101,7 @@ def dependencies(code: str, src: Path) -> set[Path]:
         if path is None:
             continue
         files.add(path)
+        files |= data_files(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         todo.extend(imported_modules(path.read_text(), current=package + ".x"))
     return files

@@ -16,11 +16,16 @@ The maths and the running example:
     budget             one head's budget: tilting a softmax row, blends without a softmax
     scaling            why scores are divided by sqrt(d_k): their variance, saturation, gradients
     concat             where each head's numbers land once heads are laid side by side
+    stats              how sure a count is: the Wilson interval of a binomial proportion
     training           real heads trained on a toy subject/object task:
       training.data    the task: vocabulary, sentences, the train/test split, positions
       training.model   one multi-head attention layer with a read-out at the verb
       training.loop    training runs: settings, the Adam loop, what a run records
       training.probe   accuracy, and where each head's verb row looks
+      training.store   trained weights kept with the package; make weights writes them
+      training.reference  the trained layer again, by PyTorch's SDPA, to check it
+      training.results  the stored runs summed up: solved counts, intervals, kinds of heads
+      training.__main__   python -m mha.training: the command behind make weights
 
 Shared by the figures and the views:
     style              colours, the colormap, black or white text on a coloured cell
@@ -34,13 +39,16 @@ The figures (matplotlib), one module per subject:
       figures.mask       weights before and after a mask
       figures.cross      cross-attention: the words being written reading the source
       figures.scaling    score variance and softmax saturation against the head width
-      figures.training   loss curves, differences between heads, rows before/after
+      figures.training   loss curves, differences between heads, rows before/after, scatter
 
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the view root element, numbers tests can read, tables and bars
       views.switch     precomputed views switched by controls; expected values by view type
-      views.explorer   the h / d_k explorer over the toy sentence
+      views.explorer   the h / d_k explorer over the toy sentence, with a source picker
+      views.cost       the explorer's cost panel: parameters and multiply-adds
+      views.trained    views of trained heads: rows for a word of a sentence, metrics
+      views.trained_panel  the trained-heads panel: setting, seed, sentence, word, text box
       views.grouped    the key/value-groups slider: what sharing keys and values saves
       views.budget     the trade-off slider of one head's budget
       views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not

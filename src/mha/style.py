@@ -16,6 +16,8 @@ maths modules never import it.
 
 from __future__ import annotations
 
+import functools
+
 import matplotlib as mpl
 
 OKABE_ITO = ("#E69F00", "#56B4E9", "#009E73", "#F0E442", "#0072B2", "#D55E00", "#CC79A7", "#000000")
@@ -32,7 +34,14 @@ def head_colour(i: int) -> str:
 
 def weight_colour(value: float, vmax: float = 1.0) -> str:
     """The ``cividis`` colour of a weight ``value`` on a scale from 0 to ``vmax``, as hex."""
-    return mpl.colors.to_hex(CMAP(min(max(value / vmax, 0.0), 1.0)))
+    x = min(max(value / vmax, 0.0), 1.0)
+    return _HEX[min(int(x * CMAP.N), CMAP.N - 1)]  # the entry CMAP(x) picks, from a table
+
+
+# CMAP(x) for a float x in [0, 1] is entry int(x * N) of its table (N - 1 for x = 1), so
+# this table gives the same colours without matplotlib's per-call work (views colour
+# thousands of cells).
+_HEX = [mpl.colors.to_hex(CMAP(i)) for i in range(CMAP.N)]
 
 
 def signed_colour(value: float, vmax: float) -> str:
@@ -56,6 +65,7 @@ def contrast(a: str, b: str) -> float:
     return (hi + 0.05) / (lo + 0.05)
 
 
+@functools.cache
 def text_on(background: str) -> str:
     """``"#000000"`` or ``"#ffffff"``, whichever reads better on ``background``."""
     black, white = "#000000", "#ffffff"

@@ -90,3 +90,62 @@ def spread_curves(ax: Axes, curves: dict[str, Sequence[float]], floor: float = 1
     ax.set_ylabel(f"largest difference between heads\n(exactly 0 is drawn at {floor:.0e})")
     ax.legend(frameon=False)
     ax.spines[["top", "right"]].set_visible(False)
+
+
+def loss_grid(
+    panels: dict[str, Sequence[tuple[Sequence[float], Sequence[float], bool]]], ylabel: str
+) -> Figure:
+    """One small panel per setting, one line per run, on a shared log y axis.
+
+    Args:
+        panels: ``{title: [(steps, values, solved), ...]}``; runs that did not solve the
+            task are drawn dashed and darker, so solved and unsolved differ by line style.
+        ylabel: the y axis label (drawn once per row of panels).
+    """
+    cols = 3
+    rows = -(-len(panels) // cols)
+    fig, axes = plt.subplots(
+        rows, cols, figsize=(10, 2.7 * rows), sharex=True, sharey=True, squeeze=False
+    )
+    for ax, (title, runs) in zip(axes.flat, panels.items(), strict=False):
+        for xs, ys, solved in runs:
+            style = {"color": head_colour(0), "linestyle": "-", "linewidth": 1, "alpha": 0.8}
+            if not solved:
+                style = {"color": head_colour(5), "linestyle": "--", "linewidth": 1.6}
+            ax.plot(xs, ys, **style)
+        ax.set_yscale("log")
+        ax.set_title(title, fontsize=11)
+        ax.spines[["top", "right"]].set_visible(False)
+    for ax in axes.flat[len(panels) :]:
+        ax.axis("off")
+    for ax in axes[:, 0]:
+        ax.set_ylabel(ylabel)
+    for ax in axes[-1]:
+        ax.set_xlabel("training step")
+    fig.tight_layout()
+    return fig
+
+
+def noun_weight_scatter(ax: Axes, subject: Tensor, obj: Tensor, title: str) -> None:
+    """The weight a verb row gives the subject (x) and the object (y), one dot per sentence,
+    under the line ``x + y = 1`` that no softmax row can cross."""
+    ax.plot([0, 1], [1, 0], color="#555555", linestyle=":", linewidth=1.5)
+    ax.text(
+        0.6,
+        0.52,
+        "subject + object = 1",
+        rotation=-45,
+        rotation_mode="anchor",
+        ha="center",
+        va="center",
+        fontsize=9,
+        color="#333333",
+    )
+    ax.scatter(subject, obj, s=9, alpha=0.5, color=head_colour(0), edgecolors="none")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(0, 1.02)
+    ax.set_aspect("equal")
+    ax.set_xlabel("weight on the subject")
+    ax.set_ylabel("weight on the object")
+    ax.set_title(title, fontsize=11)
+    ax.spines[["top", "right"]].set_visible(False)

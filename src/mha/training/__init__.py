@@ -5,6 +5,9 @@ Modules:
     model  one multi-head attention layer with a read-out at the verb
     loop   training runs: settings, the Adam loop, what a run records
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
+    store  trained weights kept with the package (``make weights`` writes them)
+    reference  the trained layer computed again with PyTorch's SDPA, to check it
+    results  the stored runs summed up: solved counts with intervals, kinds of heads
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -24,9 +27,11 @@ from mha.training.data import (
     VOCAB,
     Sentences,
     all_sentences,
+    batch,
     encode,
     positions,
     split,
+    word_ids,
 )
 from mha.training.loop import (
     EVAL_EVERY,
@@ -40,46 +45,73 @@ from mha.training.loop import (
 )
 from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
 from mha.training.probe import (
+    SOLVED_AT,
+    both_right,
+    edited_rows,
     evaluate,
+    head_kinds,
     noun_choice,
     noun_preference,
+    readout_with_rows,
     role_of,
     role_weights,
     show_rows,
     verb_noun_weights,
+)
+from mha.training.store import (
+    GRID,
+    SEEDS,
+    SETTINGS,
+    StoredRun,
+    StoredWeightsError,
+    load_model,
+    load_run,
 )
 
 __all__ = [
     "ADJECTIVES",
     "D_MODEL",
     "EVAL_EVERY",
+    "GRID",
     "MAX_LEN",
     "NOUNS",
     "PAD",
     "ROLES",
+    "SEEDS",
+    "SETTINGS",
     "SHOW",
     "SHOW_OBJECT",
     "SHOW_SUBJECT",
     "SHOW_VERB",
     "SNAPSHOT_STEPS",
+    "SOLVED_AT",
     "VERBS",
     "VOCAB",
     "HeadsModel",
     "Run",
     "RunConfig",
     "Sentences",
+    "StoredRun",
+    "StoredWeightsError",
     "all_sentences",
+    "batch",
+    "both_right",
     "build",
     "cached_run",
+    "edited_rows",
     "encode",
     "evaluate",
+    "head_kinds",
     "head_spread",
+    "load_model",
+    "load_run",
     "loss_fn",
     "make_symmetric",
     "noun_choice",
     "noun_preference",
     "perturb",
     "positions",
+    "readout_with_rows",
     "role_of",
     "role_weights",
     "show_rows",
@@ -87,4 +119,5 @@ __all__ = [
     "train",
     "verb_noun_weights",
     "with_steps",
+    "word_ids",
 ]

@@ -67,13 +67,27 @@ class Sentences:
         return [VOCAB[t] for t in self.tokens[i].tolist()]
 
 
-def encode(words: list[str] | tuple[str, ...]) -> tuple[list[int], int, int, int]:
-    """Word ids of one sentence padded to ``MAX_LEN``, and its verb, subject, object positions."""
-    if len(words) > MAX_LEN:
-        raise ValueError(f"a sentence has at most {MAX_LEN} words, got {len(words)}")
+def word_ids(words: list[str] | tuple[str, ...]) -> list[int]:
+    """Ids of up to ``MAX_LEN`` words of :data:`VOCAB`, padded with ``PAD`` to ``MAX_LEN``.
+
+    Any such sequence is something the model can read (its attention rows exist);
+    only sentences of the task's shape (:func:`encode`) have a subject and an object.
+    """
+    if not 1 <= len(words) <= MAX_LEN:
+        raise ValueError(f"a sentence has 1 to {MAX_LEN} words, got {len(words)}")
     unknown = [w for w in words if w not in _WORD]
     if unknown:
         raise ValueError(f"unknown words {unknown}; the vocabulary is {VOCAB}")
+    return [_WORD[w] for w in words] + [_WORD[PAD]] * (MAX_LEN - len(words))
+
+
+def encode(words: list[str] | tuple[str, ...]) -> tuple[list[int], int, int, int]:
+    """Word ids of one sentence padded to ``MAX_LEN``, and its verb, subject, object positions.
+
+    Raises ``ValueError`` unless the sentence has the task's shape: one verb, one noun
+    before it and one after it.
+    """
+    ids = word_ids(words)
     verbs = [p for p, w in enumerate(words) if w in VERBS]
     if len(verbs) != 1:
         raise ValueError(f"a sentence needs exactly one verb, got {words}")
@@ -82,8 +96,18 @@ def encode(words: list[str] | tuple[str, ...]) -> tuple[list[int], int, int, int
     before, after = [p for p in nouns if p < v], [p for p in nouns if p > v]
     if len(before) != 1 or len(after) != 1:
         raise ValueError(f"a sentence needs one noun before the verb and one after, got {words}")
-    ids = [_WORD[w] for w in words] + [_WORD[PAD]] * (MAX_LEN - len(words))
     return ids, v, before[0], after[0]
+
+
+def batch(sentences: list[list[str]] | list[tuple[str, ...]]) -> Sentences:
+    """Sentences of the task's shape (:func:`encode`) as one batch, answers included."""
+    rows = []
+    for words in sentences:
+        ids, v, sp, op = encode(words)
+        rows.append((ids, v, sp, op, NOUNS.index(words[sp]), NOUNS.index(words[op])))
+    ids, v, sp, op, s, o = zip(*rows, strict=True)
+    long = functools.partial(torch.tensor, dtype=torch.long)
+    return Sentences(long(ids), long(v), long(sp), long(op), long(s), long(o))
 
 
 def all_sentences() -> Sentences:

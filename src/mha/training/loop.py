@@ -19,7 +19,7 @@ from torch import Tensor
 from tqdm.auto import tqdm
 
 from mha.seeds import generator
-from mha.training.data import split
+from mha.training.data import D_MODEL, split
 from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
 from mha.training.probe import evaluate, role_weights, show_rows
 
@@ -35,6 +35,13 @@ class RunConfig:
     batch: int = 128  # sentences per step, drawn from generator (seed, 555)
     init: str = "random"  # "random", "symmetric" or "perturbed"
     eps: float = 1e-6  # size of the perturbation for init="perturbed"
+    d_k: int | None = None  # width of each head; None: D_MODEL / h (set on creation)
+
+    def __post_init__(self) -> None:
+        if self.d_k is None:
+            if self.h < 1 or D_MODEL % self.h:
+                raise ValueError(f"h = {self.h} must be a positive divisor of {D_MODEL}")
+            object.__setattr__(self, "d_k", D_MODEL // self.h)
 
 
 SNAPSHOT_STEPS: tuple[int, ...] = (0, 5, 10, 20, 30, 40, 60, 80, 100, 150, 200, 300, 400)
@@ -73,7 +80,7 @@ class Run:
 
 def build(config: RunConfig) -> HeadsModel:
     """The model a run starts from."""
-    model = HeadsModel(config.h, config.seed)
+    model = HeadsModel(config.h, config.seed, d_k=config.d_k)
     if config.init in ("symmetric", "perturbed"):
         make_symmetric(model)
     if config.init == "perturbed":
@@ -120,7 +127,7 @@ def train(config: RunConfig, progress: bool | None = None, keep_model: bool = Tr
     losses, spreads, evals, snaps = [], [], {}, {}
     roles_before = role_weights(model, test_set)
     show = _show_progress() if progress is None else progress
-    label = f"h={config.h} seed={config.seed} {config.init}"
+    label = f"h={config.h} d_k={config.d_k} seed={config.seed} {config.init}"
     with _one_thread():
         for step in tqdm(range(config.steps + 1), desc=label, disable=not show, leave=False):
             snapshot = step in SNAPSHOT_STEPS or step == config.steps

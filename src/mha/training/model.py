@@ -23,20 +23,34 @@ from mha.training.data import D_MODEL, MAX_LEN, NOUNS, VOCAB, Sentences, positio
 class HeadsModel(torch.nn.Module):
     """Embeddings + positions -> multi-head attention -> linear read-out at the verb.
 
-    Parameters (``h`` heads of width ``d_k = d_model / h``):
+    Parameters (``h`` heads of width ``d_k``, by default ``d_model / h``):
         embed ``(len(VOCAB), d_model)``; W_q, W_k, W_v ``(h, d_model, d_k)``;
         W_o ``(h*d_k, d_model)``; read ``(d_model, 2*len(NOUNS))``; bias ``(2*len(NOUNS),)``.
 
     Head ``i`` is drawn from its own generator ``(seed, i)``, and the embedding
     and read-out from generators that do not depend on ``h``, so models with
     different ``h`` but the same seed start from the same words and read-out.
+
+    Args:
+        h: number of heads.
+        seed: names the generators of the starting weights.
+        d_model: width of the word vectors.
+        d_k: width of each head (``d_v = d_k``); ``None`` means ``d_model / h``, which
+            must then be whole. Any other width gives a layer whose heads do not split
+            ``d_model`` (``h * d_k != d_model``): ``W_o`` maps ``h * d_k`` columns back.
     """
 
-    def __init__(self, h: int, seed: int = 0, d_model: int = D_MODEL) -> None:
+    def __init__(
+        self, h: int, seed: int = 0, d_model: int = D_MODEL, d_k: int | None = None
+    ) -> None:
         super().__init__()
-        if h < 1 or d_model % h:
-            raise ValueError(f"h = {h} must be a positive divisor of d_model = {d_model}")
-        d_k, f64 = d_model // h, torch.float64
+        if d_k is None:
+            if h < 1 or d_model % h:
+                raise ValueError(f"h = {h} must be a positive divisor of d_model = {d_model}")
+            d_k = d_model // h
+        elif h < 1 or d_k < 1:
+            raise ValueError(f"h = {h} and d_k = {d_k} must be positive")
+        f64 = torch.float64
         self.h, self.d_k = h, d_k
 
         def normal(g: torch.Generator, *shape: int, std: float) -> torch.nn.Parameter:
@@ -57,11 +71,18 @@ class HeadsModel(torch.nn.Module):
         self.bias = torch.nn.Parameter(torch.zeros(2 * len(NOUNS), dtype=f64))
         self.register_buffer("pe", positions(MAX_LEN, d_model))  # (MAX_LEN, d_model)
 
+    def attend(self, tokens: Tensor) -> tuple[Tensor, Tensor]:
+        """The attention layer alone on word ids ``(N, MAX_LEN)``.
+
+        Returns ``(out, weights)``: ``(N, MAX_LEN, d_model)`` and ``(N, h, MAX_LEN, MAX_LEN)``.
+        """
+        X = self.embed[tokens] + self.pe  # (N, n, d_model)
+        return multi_head_attention(X, self.W_q, self.W_k, self.W_v, self.W_o)
+
     def forward(self, batch: Sentences) -> tuple[Tensor, Tensor]:
         """Returns ``(logits, weights)``: ``(N, 2, len(NOUNS))`` subject/object
         scores, and the attention weights ``(N, h, MAX_LEN, MAX_LEN)``."""
-        X = self.embed[batch.tokens] + self.pe  # (N, n, d_model)
-        out, weights = multi_head_attention(X, self.W_q, self.W_k, self.W_v, self.W_o)
+        out, weights = self.attend(batch.tokens)  # (N, n, d_model), (N, h, n, n)
         at_verb = out[torch.arange(len(batch)), batch.verb]  # (N, d_model), the verb's row only
         logits = at_verb @ self.read + self.bias  # (N, 2*nouns)
         return logits.view(-1, 2, len(NOUNS)), weights  # (N, 2, nouns), (N, h, n, n)

@@ -8,6 +8,10 @@ from torch import Tensor
 from mha.training.data import NOUNS, ROLES, SHOW, Sentences, encode
 from mha.training.model import HeadsModel, loss_fn
 
+# A run "solves" the task when both nouns come out right on at least this share of the
+# held-out sentences.
+SOLVED_AT = 0.99
+
 
 def show_rows(model: HeadsModel) -> Tensor:
     """Every head's row for the verb of :data:`SHOW`: ``(h, MAX_LEN)``."""
@@ -85,6 +89,78 @@ def evaluate(model: HeadsModel, batch: Sentences) -> dict[str, float]:
         }
 
 
+def both_right(logits: Tensor, batch: Sentences) -> float:
+    """Share of ``batch`` whose subject and object scores ``(N, 2, nouns)`` both name the right
+    noun."""
+    guess = logits.argmax(-1)  # (N, 2)
+    return float(((guess[:, 0] == batch.subject) & (guess[:, 1] == batch.object)).double().mean())
+
+
 def role_of(roles: Tensor) -> list[str]:
     """For ``(h, 3)`` role weights, the role each head weighs most."""
     return [ROLES[int(i)] for i in roles.argmax(-1)]
+
+
+# How a head chooses, averaged over sentences (see :func:`head_kinds`).
+ROLE_HEAD = 0.9  # share of a head's noun weight on one role, for a subject or object head
+DECISIVE = 0.9  # share of a head's noun weight on the noun it prefers, for a noun head
+RANKED = 0.85  # how often one fixed ranking of the nouns predicts that choice
+
+
+def head_kinds(model: HeadsModel, batch: Sentences) -> list[str]:
+    """What each head's verb row looks for, one word per head, from its averages over ``batch``.
+
+    * ``"subject"`` / ``"object"``: on average at least :data:`ROLE_HEAD` of the weight
+      it gives the two nouns goes to that role;
+    * ``"noun"``: otherwise, if it gives on average at least :data:`DECISIVE` of its noun
+      weight to one of the two nouns, and one fixed ranking of the nouns predicts which
+      one in at least :data:`RANKED` of the sentences (:func:`noun_choice`);
+    * ``"mixed"``: neither.
+    """
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    share = (subj / (subj + obj)).mean(0)  # (h,): the subject's share of the noun weight
+    decisive, ranked = noun_choice(model, batch)  # (h,) each
+    kinds = []
+    for s, d, r in zip(share.tolist(), decisive.tolist(), ranked.tolist(), strict=True):
+        if s >= ROLE_HEAD or s <= 1 - ROLE_HEAD:
+            kinds.append("subject" if s >= ROLE_HEAD else "object")
+        else:
+            kinds.append("noun" if d >= DECISIVE and r >= RANKED else "mixed")
+    return kinds
+
+
+def readout_with_rows(model: HeadsModel, batch: Sentences, rows: Tensor) -> Tensor:
+    """The read-out's scores ``(N, 2, nouns)`` when the verb's rows are ``rows`` ``(N, h, n)``.
+
+    The verb's output is rebuilt from the given rows and the model's own values,
+    ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, then ``W_o`` and the read-out, so that
+    the rows can be edited and the effect on the answer measured.
+    """
+    with torch.no_grad():
+        X = model.embed[batch.tokens] + model.pe  # (N, n, d_model)
+        V = torch.einsum("bnd,hdk->bhnk", X, model.W_v)  # (N, h, n, d_k)
+        heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
+        out = heads.flatten(1) @ model.W_o  # (N, d_model)
+        return (out @ model.read + model.bias).view(len(batch), 2, len(NOUNS))
+
+
+def edited_rows(model: HeadsModel, batch: Sentences, edit: str) -> Tensor:
+    """The verb's rows ``(N, h, n)``, with the subject's and the object's weights edited.
+
+    ``edit``: ``"none"``; ``"swap"`` (each head gives the subject the object's weight and
+    the object the subject's); ``"even"`` (each head gives both their mean). Every row
+    still sums to one, and every other word keeps its weight.
+    """
+    with torch.no_grad():
+        _, weights = model(batch)  # (N, h, n, n)
+    idx = torch.arange(len(batch))  # (N,)
+    rows = weights[idx, :, batch.verb].clone()  # (N, h, n)
+    s, o = rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos]  # (N, h) each
+    if edit == "swap":
+        s, o = o, s
+    elif edit == "even":
+        s = o = (s + o) / 2
+    elif edit != "none":
+        raise ValueError(f"edit must be 'none', 'swap' or 'even', got {edit!r}")
+    rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos] = s, o
+    return rows

@@ -11,7 +11,9 @@ width of the heads. Panels, any of:
 
 The heads are :func:`mha.toy.random_heads` with a fixed seed: untrained heads,
 so what they show is the *shape* of the result (one row per head, each summing
-to one), not what any head means. Every view is precomputed (see
+to one), not what any head means. A source picker can add the hand-written heads of
+:func:`mha.toy.designed_heads` and the trained heads of :mod:`mha.views.trained`.
+The cost panel's views live in :mod:`mha.views.cost`. Every view is precomputed (see
 :mod:`mha.views.switch`), so the same numbers appear with a kernel or without.
 Each view type's expected values are recomputed by another route than the one
 that drew it: PyTorch's ``scaled_dot_product_attention`` for weights and
@@ -28,47 +30,47 @@ from torch import Tensor
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import toy
+from mha.attention import all_heads
 from mha.concat import concat_of_heads
-from mha.cost import layer_cost
-from mha.measure import flops, random_layer
 from mha.style import head_colour, tint
+from mha.views.cost import cost_html
 from mha.views.html import bars, cell, count, esc, head_box, heatmap, note, number, view
-from mha.views.switch import panel, register_expected, slider, switch
-
-COST_ROWS = (
-    ("params_without_out", "parameters in W^Q, W^K, W^V"),
-    ("params_total", "parameters with W^O"),
-    ("projection", "projection multiply-adds"),
-    ("scoring", "scoring multiply-adds (QKᵀ)"),
-    ("blending", "blending multiply-adds (weights·V)"),
-)
+from mha.views.switch import choose, panel, register_expected, slider, switch
+from mha.views.trained_panel import TrainedPanel
 
 
-def _ints(attrs: dict[str, str]) -> dict[str, int]:
-    return {k: int(v) for k, v in attrs.items()}
-
-
-def _torch_heads(h: int, d_k: int, seed: int) -> tuple[Tensor, Tensor]:
-    """Weights ``(h, 5, 5)`` and outputs ``(h, 5, d_k)`` of the random heads, by PyTorch's SDPA."""
-    W_q, W_k, W_v = toy.random_heads(h, d_k, seed)  # (h, 9, d_k) each
+def _torch_heads(h: int, d_k: int, seed: int, source: str = "random") -> tuple[Tensor, Tensor]:
+    """Weights ``(h, 5, 5)`` and outputs ``(h, 5, d_k)`` of the heads, by PyTorch's SDPA."""
+    heads = toy.designed_heads() if source == "designed" else toy.random_heads(h, d_k, seed)
+    W_q, W_k, W_v = heads  # (h, 9, d_k) each
     Q, K, V = toy.X @ W_q, toy.X @ W_k, toy.X @ W_v  # (h, 5, d_k) each
     eye = torch.eye(5, dtype=torch.float64).expand(h, 5, 5)  # values that return the weights
     return scaled_dot_product_attention(Q, K, eye), scaled_dot_product_attention(Q, K, V)
 
 
-def heads_html(h: int, d_k: int, seed: int = 0, highlight: int | None = None) -> str:
+def _weights(h: int, d_k: int, seed: int, source: str) -> Tensor:
+    """``(h, 5, 5)``: the random heads ``(h, d_k, seed)``, or the designed ones (3 of width 3)."""
+    if source == "designed":
+        return all_heads(toy.X, *toy.designed_heads())[1]  # (3, 5, 5)
+    return toy.head_weights(h, d_k, seed)  # (h, 5, 5)
+
+
+def heads_html(
+    h: int, d_k: int, seed: int = 0, highlight: int | None = None, source: str = "random"
+) -> str:
     """Every head's weight table ``(5, 5)`` for ``(h, d_k)``, as one view."""
-    w = toy.head_weights(h, d_k, seed)  # (h, 5, 5)
+    w = _weights(h, d_k, seed, source)  # (h, 5, 5)
     blocks = "".join(
         head_box(f"head {i + 1}", heatmap(w[i], toy.SENTENCE, f"w{i}", highlight)) for i in range(h)
     )
-    return view("heads", f'<div class="mha-heads">{blocks}</div>', h=h, d_k=d_k, seed=seed)
+    body = f'<div class="mha-heads">{blocks}</div>'
+    return view("heads", body, h=h, d_k=d_k, seed=seed, source=source)
 
 
 @register_expected("heads")
-def expected_heads(h: str, dk: str, seed: str) -> dict[str, float]:
-    """Numbers a ``heads`` view shows, from its ``data-h/dk/seed`` attributes."""
-    w, _ = _torch_heads(int(h), int(dk), int(seed))  # (h, 5, 5)
+def expected_heads(h: str, dk: str, seed: str, source: str = "random") -> dict[str, float]:
+    """Numbers a ``heads`` view shows, from its ``data-h/dk/seed/source`` attributes."""
+    w, _ = _torch_heads(int(h), int(dk), int(seed), source)  # (h, 5, 5)
     return {
         f"w{i}-{r}-{c}": float(w[i, r, c])
         for i in range(int(h))
@@ -77,9 +79,9 @@ def expected_heads(h: str, dk: str, seed: str) -> dict[str, float]:
     }
 
 
-def rows_html(h: int, d_k: int, word: int, seed: int = 0) -> str:
+def rows_html(h: int, d_k: int, word: int, seed: int = 0, source: str = "random") -> str:
     """Every head's row ``(5,)`` for one query word, side by side, as one view."""
-    w = toy.head_weights(h, d_k, seed)[:, word]  # (h, 5)
+    w = _weights(h, d_k, seed, source)[:, word]  # (h, 5)
     blocks = "".join(
         head_box(
             f"head {i + 1}: {toy.SENTENCE[word]} → …",
@@ -89,13 +91,15 @@ def rows_html(h: int, d_k: int, word: int, seed: int = 0) -> str:
         for i in range(h)
     )
     body = f'<div class="mha-heads">{blocks}</div>'
-    return view("rows", body, h=h, d_k=d_k, word=word, seed=seed)
+    return view("rows", body, h=h, d_k=d_k, word=word, seed=seed, source=source)
 
 
 @register_expected("rows")
-def expected_rows(h: str, dk: str, word: str, seed: str) -> dict[str, float]:
-    """Numbers a ``rows`` view shows, from its ``data-h/dk/word/seed`` attributes."""
-    w, _ = _torch_heads(int(h), int(dk), int(seed))  # (h, 5, 5)
+def expected_rows(
+    h: str, dk: str, word: str, seed: str, source: str = "random"
+) -> dict[str, float]:
+    """Numbers a ``rows`` view shows, from its ``data-h/dk/word/seed/source`` attributes."""
+    w, _ = _torch_heads(int(h), int(dk), int(seed), source)  # (h, 5, 5)
     rows = w[:, int(word)]  # (h, 5)
     out = {f"r{i}-{j}": float(rows[i, j]) for i in range(rows.shape[0]) for j in range(5)}
     out.update({f"sum{i}": float(rows[i].sum()) for i in range(rows.shape[0])})
@@ -143,49 +147,16 @@ def expected_concat(h: str, dk: str, seed: str) -> dict[str, float]:
     return out
 
 
-def cost_html(n: int, d_model: int, h: int, d_k: int) -> str:
-    """A table of parameter and multiply-add counts for ``(n, d_model, h, d_k)``.
-
-    Next to each count: the same count for one head of full width ``d_model``,
-    and the ratio, so heads that stay full width show their ``h``-fold cost.
-    """
-    cd = layer_cost(n, d_model, h, d_k).as_dict()
-    od = layer_cost(n, d_model, 1, d_model).as_dict()
-    body = "".join(
-        f'<tr><th scope="row">{label}</th><td>{count(k, cd[k])}</td>'
-        f"<td>{od[k]:,}</td><td>×{cd[k] / od[k]:.2f}</td></tr>"
-        for k, label in COST_ROWS
-    )
-    width = h * d_k
-    verdict = (
-        f"h·d_k = {width} = d_model: the heads split one head's width (and its cost)."
-        if width == d_model
-        else f"h·d_k = {width} ≠ d_model = {d_model}: the heads do not split one head's width."
-    )
-    table = (
-        f'<table class="mha-costs"><thead><tr><td></td><th scope="col">{h} × d_k={d_k}</th>'
-        f'<th scope="col">1 × d_k={d_model}</th><th scope="col">ratio</th></tr></thead>'
-        f"<tbody>{body}</tbody></table>"
-    )
-    return view("cost", note(esc(verdict)) + table, n=n, d_model=d_model, h=h, d_k=d_k)
+SOURCES = {"designed": "designed (h = 3)", "random": "random", "trained": "trained"}
 
 
-@register_expected("cost")
-def expected_cost(n: str, dmodel: str, h: str, dk: str) -> dict[str, float]:
-    """Counts a ``cost`` view shows, by another route: ``numel()`` of real weight tensors and
-    PyTorch's FLOP counter (two FLOPs per multiply-add) on each product, on shape-only tensors."""
-    a = _ints({"n": n, "d_model": dmodel, "h": h, "d_k": dk})
-    layer = random_layer(a["n"], a["d_model"], a["h"], a["d_k"], device="meta")
-    Q = torch.einsum("nd,hdk->hnk", layer.X, layer.W_q)  # (h, n, d_k)
-    weights = torch.empty(a["h"], a["n"], a["n"], device="meta")  # (h, n, n)
-    qkv = layer.W_q.numel() + layer.W_k.numel() + layer.W_v.numel()
-    return {
-        "params_without_out": qkv,
-        "params_total": qkv + layer.W_o.numel(),
-        "projection": 3 * flops(torch.einsum, "nd,hdk->hnk", layer.X, layer.W_q)["total"] // 2,
-        "scoring": flops(torch.matmul, Q, Q.transpose(-2, -1))["total"] // 2,
-        "blending": flops(torch.matmul, weights, Q)["total"] // 2,
-    }
+def _word_picker(word: int) -> widgets.Dropdown:
+    return widgets.Dropdown(
+        options=list(zip(toy.WORD_LABELS, range(5), strict=True)),
+        value=word,
+        description="row of",
+        layout=widgets.Layout(width="200px"),
+    )
 
 
 class Explorer(widgets.VBox):
@@ -198,9 +169,16 @@ class Explorer(widgets.VBox):
         seed: the seed of :func:`mha.toy.random_heads`.
         show: which panels to show, any of ``"rows"``, ``"heads"``, ``"concat"``, ``"cost"``.
         n, d_model: the size the ``cost`` panel prices (default: the toy sentence's).
+        sources: which heads to offer, any of ``"designed"`` (the three hand-written heads
+            of :func:`mha.toy.designed_heads`: rows and heads panels), ``"random"`` (the
+            sliders above) and ``"trained"`` (:class:`mha.views.trained.TrainedPanel`, the
+            stored trained heads of the subject/object task); with more than one, a
+            source picker switches between them.
+        source: the source shown first (default: the first of ``sources``).
 
-    A control with a single position is not shown. ``self.controls`` holds the
-    controls (outermost first), ``self.panels`` the views by name.
+    A control with a single position is not shown. ``self.controls`` holds the random
+    source's controls (outermost first), ``self.panels`` its views by name;
+    ``self.source_picker``, ``self.designed`` and ``self.trained`` exist when offered.
     """
 
     def __init__(
@@ -214,17 +192,17 @@ class Explorer(widgets.VBox):
         show: Sequence[str] = ("rows", "heads", "cost"),
         n: int = len(toy.SENTENCE),
         d_model: int = toy.D_MODEL,
+        sources: Sequence[str] = ("random",),
+        source: str | None = None,
     ) -> None:
         if h not in h_values or d_k not in d_k_values:
             raise ValueError(f"start h = {h}, d_k = {d_k} must be among {h_values}, {d_k_values}")
+        order = [s for s in SOURCES if s in sources]
+        if len(order) != len(sources) or (source or order[0]) not in order:
+            raise ValueError(f"sources {sources}, source {source}: choose from {list(SOURCES)}")
         self.h_slider = slider("heads h", h_values, h)
         self.d_k_slider = slider("head width d_k", d_k_values, d_k)
-        self.word_picker = widgets.Dropdown(
-            options=list(zip(toy.WORD_LABELS, range(5), strict=True)),
-            value=word,
-            description="row of",
-            layout=widgets.Layout(width="200px"),
-        )
+        self.word_picker = _word_picker(word)
         hv, dv = list(h_values), list(d_k_values)
         hd = (self.h_slider, self.d_k_slider)
         makers = {
@@ -242,5 +220,23 @@ class Explorer(widgets.VBox):
         self.panels = {name: switch(*makers[name]) for name in show}
         used = [*hd] + ([self.word_picker] if "rows" in show else [])
         self.controls = [c for c in used if len(c.options) > 1]
-        box = panel(self.controls, *self.panels.values())
-        super().__init__(box.children)
+        style, *random = panel(self.controls, *self.panels.values()).children
+        if order == ["random"]:
+            super().__init__([style, *random])
+            return
+        boxes = {"random": widgets.VBox(random)}
+        if "designed" in order:
+            self.designed = _word_picker(word)
+            rows = switch([self.designed], lambda k: rows_html(3, 3, k[0], source="designed"))
+            heads = widgets.HTML(heads_html(3, 3, source="designed"))
+            boxes["designed"] = widgets.VBox([self.designed, rows, heads])
+        if "trained" in order:
+            self.trained = TrainedPanel()
+            boxes["trained"] = self.trained
+        self.source_picker = widgets.ToggleButtons(
+            options=[(SOURCES[s], i) for i, s in enumerate(order)],
+            value=order.index(source or order[0]),
+            description="heads",
+        )
+        stack = choose(self.source_picker, [boxes[s] for s in order])
+        super().__init__([style, self.source_picker, stack])

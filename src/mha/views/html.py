@@ -36,9 +36,11 @@ def view(name: str, body: str, **data: object) -> str:
     return f'<div class="mha-view" data-view="{esc(name)}"{attrs}>{body}</div>'
 
 
-def number(key: str, value: float, digits: int = 2) -> str:
-    """``<span>`` showing ``value`` rounded, carrying its full value for tests."""
-    return f'<span data-key="{esc(key)}" data-value="{value:.6g}">{value:.{digits}f}</span>'
+def number(key: str, value: float, digits: int = 2, spec: str | None = None) -> str:
+    """``<span>`` showing ``value`` rounded (or formatted by ``spec``, e.g. ``".2g"`` for
+    numbers that span many orders of magnitude), carrying its full value for tests."""
+    shown = format(value, spec) if spec else f"{value:.{digits}f}"
+    return f'<span data-key="{esc(key)}" data-value="{value:.6g}">{shown}</span>'
 
 
 def count(key: str, value: int) -> str:

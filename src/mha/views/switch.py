@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_string import HTMLStyle
 
 from mha.views.html import STYLE
 
@@ -89,8 +90,23 @@ def switch(
             f"controls with {' x '.join(map(str, sizes))} positions need {total} precomputed "
             f"views, more than the maximum of {max_views}: offer fewer positions"
         )
-    leaves = {key: widgets.HTML(render(key)) for key in itertools.product(*map(range, sizes))}
-    return _nest(controls, sizes, leaves, ())
+    # Every view and stack of one switch shares one Layout and one HTMLStyle model: the page
+    # stores each model's state, and a model per view would add about 1.5 kB per view.
+    layout, style = widgets.Layout(), HTMLStyle()
+    leaves = {
+        key: widgets.HTML(render(key), layout=layout, style=style)
+        for key in itertools.product(*map(range, sizes))
+    }
+    return _nest(controls, sizes, leaves, (), layout)
+
+
+def choose(control: widgets.Widget, children: Sequence[widgets.Widget]) -> widgets.Stack:
+    """A stack that shows ``children[control.index]``: whole panels, each with its own
+    controls, switched by one more control (in the browser and in the kernel)."""
+    if _sizes([control]) != [len(children)]:
+        raise ValueError(f"{len(control.options)} positions but {len(children)} children")
+    leaves = {(i,): c for i, c in enumerate(children)}
+    return _nest([control], [len(children)], leaves, (), widgets.Layout())
 
 
 def _nest(
@@ -98,13 +114,14 @@ def _nest(
     sizes: list[int],
     leaves: Mapping[ViewKey, widgets.HTML],
     prefix: ViewKey,
+    layout: widgets.Layout,
 ) -> widgets.Widget:
     level = len(prefix)
     if level == len(controls):
         return leaves[prefix]
-    children = [_nest(controls, sizes, leaves, (*prefix, i)) for i in range(sizes[level])]
+    children = [_nest(controls, sizes, leaves, (*prefix, i), layout) for i in range(sizes[level])]
     control = controls[level]
-    stack = widgets.Stack(children=children, selected_index=control.index)
+    stack = widgets.Stack(children=children, selected_index=control.index, layout=layout)
     widgets.jslink((control, "index"), (stack, "selected_index"))
 
     def follow(change: dict[str, Any], stack: widgets.Stack = stack) -> None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from mha.training import D_MODEL, Run, role_of
+from mha.training import Run, role_of
+from mha.training.results import Setting
 
 
 def results_table(runs: list[Run]) -> str:
@@ -14,7 +15,7 @@ def results_table(runs: list[Run]) -> str:
     for run in runs:
         m, c = run.metrics, run.config
         lines.append(
-            f"| {c.h} | {D_MODEL // c.h} | {c.seed} | {m['train_loss']:.4f} | "
+            f"| {c.h} | {c.d_k} | {c.seed} | {m['train_loss']:.4f} | "
             f"{m['test_loss']:.4f} | {m['test_subject']:.3f} | {m['test_object']:.3f} | "
             f"{m['test_both']:.3f} |"
         )
@@ -37,4 +38,36 @@ def roles_table(runs: list[Run]) -> str:
             for i, role in enumerate(role_of(run.roles))
         ]
         lines.append(f"| {run.config.seed} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def settings_table(settings: list[Setting]) -> str:
+    """A Markdown table: per setting, its size, how many seeds solved the task, and how well."""
+    lines = [
+        "| heads h | width d_k | h·d_k | weights | solved | 95 % interval "
+        "| both right: mean (lowest) | held-out loss: median |",
+        "|---:|---:|---:|---:|---:|:---:|---:|---:|",
+    ]
+    for s in settings:
+        mean = sum(s.both) / len(s.both)
+        lines.append(
+            f"| {s.h} | {s.d_k} | {s.h * s.d_k} | {s.weights:,} | {s.solved} of {s.runs} | "
+            f"{s.low:.2f} to {s.high:.2f} | {mean:.3f} ({min(s.both):.3f}) | {s.median_loss:.4f} |"
+        )
+    return "\n".join(lines)
+
+
+def kinds_table(rows: dict[tuple[int, int], dict[str, int]]) -> str:
+    """A Markdown table: per setting ``(h, d_k)``, how many heads of each kind, and how many
+    runs have both a subject head and an object head."""
+    lines = [
+        "| heads h | width d_k | subject heads | object heads | noun heads | mixed heads "
+        "| runs with a subject and an object head |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (h, d_k), c in rows.items():
+        lines.append(
+            f"| {h} | {d_k} | {c['subject']} | {c['object']} | {c['noun']} | {c['mixed']} | "
+            f"{c['role_split']} |"
+        )
     return "\n".join(lines)

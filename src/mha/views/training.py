@@ -29,6 +29,7 @@ def steps_html(run: Run, step: int) -> str:
         "training-steps",
         body,
         h=c.h,
+        d_k=c.d_k,
         seed=c.seed,
         steps=c.steps,
         lr=c.lr,
@@ -44,6 +45,7 @@ def expected_steps(**attrs: str) -> dict[str, float]:
     """Numbers a ``training-steps`` view shows, recomputed by training again from its settings."""
     config = RunConfig(
         h=int(attrs["h"]),
+        d_k=int(attrs["dk"]),
         seed=int(attrs["seed"]),
         steps=int(attrs["steps"]),
         lr=float(attrs["lr"]),

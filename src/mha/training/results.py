@@ -1,0 +1,66 @@
+"""What the stored runs show, setting by setting: how many seeds solved the task, how sure
+that count is, and what kind of job each trained head took."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from dataclasses import dataclass
+
+from mha.stats import wilson_interval
+from mha.training.data import all_sentences
+from mha.training.probe import SOLVED_AT, head_kinds
+from mha.training.store import SEEDS, load_model, metrics
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting's stored runs, summed up.
+
+    Attributes:
+        h, d_k: heads and their width.
+        weights: parameters of the whole model (embedding, layer, read-out).
+        runs: seeds stored; solved: seeds whose run names both nouns right on at least
+            :data:`~mha.training.probe.SOLVED_AT` of the held-out sentences.
+        low, high: the Wilson 95 % interval of ``solved / runs``.
+        both: held-out both-right accuracy, one per seed; loss: held-out loss, one per seed.
+    """
+
+    h: int
+    d_k: int
+    weights: int
+    runs: int
+    solved: int
+    low: float
+    high: float
+    both: tuple[float, ...]
+    loss: tuple[float, ...]
+
+    @property
+    def median_loss(self) -> float:
+        return statistics.median(self.loss)
+
+
+def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
+    """The stored runs of ``h`` heads of width ``d_k``, summed up (reads ``runs.json``)."""
+    ms = [metrics(h, d_k, s) for s in seeds]
+    both = tuple(m["test_both"] for m in ms)
+    solved = sum(b >= SOLVED_AT for b in both)
+    low, high = wilson_interval(solved, len(seeds))
+    weights = sum(p.numel() for p in load_model(h, d_k, seeds[0]).parameters())
+    loss = tuple(m["test_loss"] for m in ms)
+    return Setting(h, d_k, weights, len(seeds), solved, low, high, both, loss)
+
+
+def kinds(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> list[list[str]]:
+    """:func:`~mha.training.probe.head_kinds` of every stored seed, over all sentences."""
+    data = all_sentences()
+    return [head_kinds(load_model(h, d_k, s), data) for s in seeds]
+
+
+def kind_counts(per_run: list[list[str]]) -> dict[str, int]:
+    """How many heads of each kind, and how many runs split by role (a subject head and an
+    object head), among the runs of :func:`kinds`."""
+    counts = Counter(k for run in per_run for k in run)
+    split = sum("subject" in run and "object" in run for run in per_run)
+    return {k: counts[k] for k in ("subject", "object", "noun", "mixed")} | {"role_split": split}
