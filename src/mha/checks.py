@@ -148,19 +148,24 @@ def projections(
                 f"{name} {shape(W)} expects word vectors of width {W.shape[-2]}, "
                 f"but X {shape(X)} has d_model = {d_model}"
             )
+    _width_and_heads(W_q, W_k, W_v, heads=heads and not grouped)
+    if grouped:
+        _groups_of(W_q, W_k, W_v)
+    h = W_q.shape[0] if heads else 1
+    return h, W_q.shape[-1], W_v.shape[-1]
+
+
+def _width_and_heads(W_q: Tensor, W_k: Tensor, W_v: Tensor, *, heads: bool) -> None:
+    """Queries and keys share one width ``d_k``; with ``heads``, all three hold ``h`` heads."""
     if W_q.shape[-1] != W_k.shape[-1]:
         raise ValueError(
             f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
         )
-    if grouped:
-        _groups_of(W_q, W_k, W_v)
-    elif heads and not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
+    if heads and not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
         raise ValueError(
             "W_q, W_k and W_v must hold the same number of heads, got "
             f"W_q {shape(W_q)}, W_k {shape(W_k)}, W_v {shape(W_v)}"
         )
-    h = W_q.shape[0] if heads else 1
-    return h, W_q.shape[-1], W_v.shape[-1]
 
 
 def _groups_of(W_q: Tensor, W_k: Tensor, W_v: Tensor) -> None:
@@ -264,15 +269,7 @@ def cross_inputs(
                 f"{name} {shape(W)} expects word vectors of width {W.shape[1]}, "
                 f"but {x_name} {shape(X)} has width {width}"
             )
-    if W_q.shape[-1] != W_k.shape[-1]:
-        raise ValueError(
-            f"queries and keys must have one width d_k: W_q {shape(W_q)} vs W_k {shape(W_k)}"
-        )
-    if not (W_q.shape[0] == W_k.shape[0] == W_v.shape[0]):
-        raise ValueError(
-            "W_q, W_k and W_v must hold the same number of heads, got "
-            f"W_q {shape(W_q)}, W_k {shape(W_k)}, W_v {shape(W_v)}"
-        )
+    _width_and_heads(W_q, W_k, W_v, heads=True)
     output(W_o, W_v.shape[0], W_v.shape[-1], d_q, X_q.dtype)
     mask_for(mask, n_q, n_k)
 

@@ -100,3 +100,31 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
+
+
+def open_app(page, lab: Lab) -> None:
+    """Load JupyterLab in ``page`` and wait until its workspace has opened a document."""
+    page.goto(lab.page("lab"))
+    page.wait_for_function(
+        "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
+        " && window.jupyterapp.shell.currentWidget.context",
+        timeout=90_000,
+    )
+
+
+def open_and_run_all(page, path: str) -> None:
+    """Open chapter ``path`` as a notebook, wait for its fresh kernel, start Run All."""
+    page.evaluate(
+        "(path) => window.jupyterapp.commands.execute('docmanager:open',"
+        " {path, factory: 'Jupytext Notebook'}).then(() => null)",
+        path,
+    )
+    page.wait_for_function(
+        "(path) => { const w = window.jupyterapp.shell.currentWidget;"
+        " return w && w.context && w.context.path === path && w.sessionContext.isReady; }",
+        arg=path,
+        timeout=90_000,
+    )
+    page.evaluate(
+        "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
+    )

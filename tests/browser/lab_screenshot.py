@@ -13,7 +13,7 @@ import argparse
 from pathlib import Path
 
 from tests.browser import harness
-from tests.browser.lab import serve_lab
+from tests.browser.lab import open_and_run_all, open_app, serve_lab
 
 OUT = harness.ROOT / "book" / "images" / "screenshot-lab.png"
 
@@ -31,21 +31,8 @@ def main() -> None:
         harness.browser_context(pw, viewport={"width": 1280, "height": 860}) as ctx,
     ):
         page = ctx.new_page()
-        page.goto(lab.page("lab"))
-        page.wait_for_function("() => window.jupyterapp && window.jupyterapp.shell.currentWidget")
-        page.evaluate(
-            "(path) => window.jupyterapp.commands.execute('docmanager:open',"
-            " {path, factory: 'Jupytext Notebook'}).then(() => null)",
-            args.chapter,
-        )
-        page.wait_for_function(
-            "(p) => { const w = window.jupyterapp.shell.currentWidget;"
-            " return w && w.context && w.context.path === p && w.sessionContext.isReady; }",
-            arg=args.chapter,
-        )
-        page.evaluate(
-            "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
-        )
+        open_app(page, lab)
+        open_and_run_all(page, args.chapter)
         page.wait_for_function(
             "() => { const w = window.jupyterapp.shell.currentWidget;"
             " const code = Array.from(w.content.model.cells).filter((c) => c.type === 'code');"

@@ -22,7 +22,7 @@ import pytest
 from myst_nb.core.read import read_myst_markdown_notebook
 
 from tests.browser import harness
-from tests.browser.lab import serve_lab
+from tests.browser.lab import open_and_run_all, open_app, serve_lab
 
 CHAPTERS = [
     "book/intro.md",
@@ -125,12 +125,7 @@ def lab_page(site):
         harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
     ):
         page = ctx.new_page()
-        page.goto(lab.page("lab"))
-        page.wait_for_function(
-            "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
-            " && window.jupyterapp.shell.currentWidget.context",
-            timeout=90_000,
-        )
+        open_app(page, lab)
         yield page
 
 
@@ -149,20 +144,7 @@ def test_lab_opens_on_the_intro_without_questions(lab_page) -> None:
 @pytest.mark.parametrize("path", CHAPTERS)
 def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
-    page.evaluate(
-        "(path) => window.jupyterapp.commands.execute('docmanager:open',"
-        " {path, factory: 'Jupytext Notebook'}).then(() => null)",
-        path,
-    )
-    page.wait_for_function(
-        "(path) => { const w = window.jupyterapp.shell.currentWidget;"
-        " return w && w.context && w.context.path === path && w.sessionContext.isReady; }",
-        arg=path,
-        timeout=90_000,
-    )
-    page.evaluate(
-        "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
-    )
+    open_and_run_all(page, path)
     start = time.monotonic()
     while True:
         state = page.evaluate(STATE_JS)
