@@ -2,6 +2,7 @@
 #   make book   build the static site into _build/html (the main job)
 #   make test   lint, unit tests, notebook execution (and browser tests)
 #   make lab    open the notebooks in JupyterLab with live widgets
+#   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -9,7 +10,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean weights
+.PHONY: book test lab bench clean weights pdf
 
 # JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -46,6 +47,23 @@ book: $(BUILT)
 $(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
 	$(BIN)/jupyter-book build . -W --keep-going
 	@touch $@
+
+# The PDF, from the same Sphinx environment as the site (nothing executes again): a picture
+# of every widget's default view is taken from the built site in chromium
+# (tests/browser/widget_stills.py), then Jupyter Book's LaTeX builder and TeX Live (installed
+# by tests/browser/ensure-texlive when root) write it. The site links the copy in _build/html.
+PDF := _build/latex/multi-head-attention.pdf
+
+pdf: $(PDF)
+	@echo "The PDF is at $(CURDIR)/$(PDF)"
+
+$(PDF): $(BUILT) tests/browser/widget_stills.py
+	@tests/browser/ensure-chromium
+	@tests/browser/ensure-texlive
+	$(BIN)/python -m tests.browser.widget_stills
+	rm -rf _build/latex
+	$(BIN)/jupyter-book build . --builder pdflatex -W --keep-going
+	cp $(PDF) _build/html/multi-head-attention.pdf
 
 # test depends on book: the build executes every notebook, and tests/browser/ checks the
 # built site in Debian's chromium (installed by tests/browser/ensure-chromium when root).

@@ -9,6 +9,12 @@ itself, without the quotes a Python string's ``repr`` would add.
 
 from __future__ import annotations
 
+import inspect
+import re
+from collections.abc import Callable
+
+from IPython.display import Markdown
+
 
 class Shown(str):
     """A string whose plain-text display is the string itself (no quotes)."""
@@ -20,3 +26,14 @@ class Shown(str):
 def fmt(value: object, spec: str = "") -> Shown:
     """``format(value, spec)`` as text for the prose: ``fmt(0.8347, ".2f")`` shows ``0.83``."""
     return Shown(format(value, spec))
+
+
+def source(*functions: Callable[..., object]) -> Markdown:
+    """The source of ``functions``, exactly as the book runs them, as one Python code block.
+
+    Displayed as Markdown, so that the site, the PDF and JupyterLab each highlight it as they
+    highlight the book's own code cells (IPython's ``Code`` would hand LaTeX raw ``Verbatim``).
+    """
+    code = "\n\n".join(inspect.getsource(f).rstrip() for f in functions)
+    fence = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", code)), default=0))
+    return Markdown(f"{fence}python\n{code}\n{fence}")

@@ -1,0 +1,225 @@
+"""The book as one PDF (``make pdf``): Jupyter Book's LaTeX builder, from the site's own cache.
+
+Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``, for every
+build, so that the HTML and the LaTeX builds read the pages with the same configuration and
+share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing that
+``make book`` has executed.
+
+* Figures: the build's kernels draw every matplotlib figure as PNG (the site) and as PDF
+  (vector, which myst-nb prefers for LaTeX), through an IPython profile written into
+  ``_build`` (:func:`kernel_profile`).
+* Widgets: LaTeX cannot show a live slider. ``python -m tests.browser.widget_stills`` takes a
+  picture of each widget's default view on the built site and records its controls;
+  :class:`WidgetStills` puts that picture in the widget's place, with a caption that names the
+  settings it shows and the page where it is live. A widget without a picture stops the
+  build; its text form (``VBox(...)``) never reaches the PDF.
+* Solutions: :class:`SolutionsAtEnd` moves each chapter's solutions into a last section of
+  that chapter, so that the exercises can be tried before the answers are seen.
+* Print: figures stay where the text refers to them (``figure_align``), and the class is
+  Sphinx's own ``manual`` plus a short preamble (:data:`PREAMBLE`), which needs only the TeX
+  Live packages that ``tests/browser/ensure-texlive`` installs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.errors import ExtensionError
+from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
+# Written by tests/browser/widget_stills.py: <model id>.png and stills.json.
+STILLS_DIR = Path("_build") / "widget-stills"
+IPYTHON_DIR = Path("_build") / "ipython"
+# \textwidth / \textheight of Sphinx's manual class on letter paper (6.5 in by 9 in).
+TEXT_ASPECT = 6.5 / 9.0
+
+# Sphinx's manual class with the two environments that sphinx-jupyterbook-latex wraps code
+# cells in (its own class needs the bbm fonts, which Debian ships only in a 500 MB package).
+PREAMBLE = r"""
+\usepackage{changepage}
+\newenvironment{sphinxVerbatimInput}{\begin{adjustwidth}{0pt}{}}{\end{adjustwidth}}
+\newenvironment{sphinxVerbatimOutput}{\begin{adjustwidth}{12pt}{}}{\end{adjustwidth}}
+\sphinxsetup{VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}}
+% The bibliography is the References appendix itself, not a chapter of its own after it.
+\usepackage{etoolbox}
+\makeatletter\patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}\makeatother
+"""
+
+
+def kernel_profile(app: Sphinx) -> None:
+    """Point the build's kernels at an IPython profile that draws figures as PNG and PDF."""
+    profile = Path(app.srcdir) / IPYTHON_DIR / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    config = profile / "ipython_kernel_config.py"
+    text = "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
+    if not config.is_file() or config.read_text() != text:
+        config.write_text(text)
+    # Kernels started by this process and its parallel readers inherit the variable.
+    os.environ["IPYTHONDIR"] = str(profile.parent)
+
+
+def configure_latex(app: Sphinx, config: Config) -> None:
+    """After sphinx-jupyterbook-latex's own settings: Sphinx's class, figures in place."""
+    config.latex_theme = "manual"
+    elements = dict(config.latex_elements or {})
+    elements["preamble"] = PREAMBLE + elements.get("preamble", "")
+    elements["figure_align"] = "H"
+    config.latex_elements = elements
+
+
+def stills(app: Sphinx) -> dict[str, Any]:
+    """The widget pictures' index (``stills.json``), read once per build."""
+    if not hasattr(app, "_mha_stills"):
+        index = Path(app.srcdir) / STILLS_DIR / "stills.json"
+        if not index.is_file():
+            raise ExtensionError(
+                f"{index} is missing: the PDF needs a picture of each widget, taken from the "
+                "built site by `python -m tests.browser.widget_stills` (make pdf runs it)"
+            )
+        app._mha_stills = json.loads(index.read_text(encoding="utf-8"))
+    return app._mha_stills
+
+
+def setting_text(controls: list[list[str]]) -> str:
+    """``[["tilt", "0"], ["", "scores"]]`` -> ``tilt: 0; scores`` (labels as the page shows)."""
+    return "; ".join(f"{label}: {value}" if label else value for label, value in controls)
+
+
+class WidgetStills(SphinxPostTransform):
+    """In the LaTeX build, each widget output becomes its picture, with a caption."""
+
+    default_priority = 3  # before myst-nb chooses one output per bundle (SelectMimeType, 4)
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        index = stills(self.app)
+        for bundle in list(self.document.findall(nodes.container)):
+            if bundle.get("nb_element") != "mime_bundle":
+                continue
+            widget = [c for c in bundle.children if c.get("mime_type") == WIDGET_MIME]
+            if not widget:
+                continue
+            match = re.search(r'"model_id":\s*"([0-9a-f]+)"', widget[0].astext())
+            still = index.get(match.group(1)) if match else None
+            if still is None:
+                raise ExtensionError(
+                    f"no picture of the widget at {bundle.source}:{bundle.line}: "
+                    "run `python -m tests.browser.widget_stills` on the current build"
+                )
+            bundle.replace_self(self.figure(match.group(1), still))
+
+    def figure(self, model_id: str, still: dict[str, Any]) -> nodes.container:
+        out = Path(self.app.outdir) / "widget-stills"
+        out.mkdir(exist_ok=True)
+        shutil.copyfile(
+            Path(self.app.srcdir) / STILLS_DIR / f"{model_id}.png", out / f"{model_id}.png"
+        )
+        image = nodes.image(uri=f"widget-stills/{model_id}.png", candidates={"*": ""})
+        image["alt"] = still["alt"]
+        # As wide as on the page, unless that would take more than 70 % of the page's height.
+        width = still["width_fraction"]
+        if width * still["aspect"] * TEXT_ASPECT > 0.7:
+            image["height"] = "0.7\\textheight"
+        else:
+            image["width"] = f"{width:.2f}\\linewidth"
+        # Not a numbered figure: the figures keep the numbers they have on the site.
+        note = nodes.paragraph(classes=["mha-widget-caption"])
+        settings = setting_text(still["controls"])
+        note += nodes.emphasis(
+            "",
+            f"Interactive view, shown here at its default setting ({settings}). "
+            if settings
+            else "Interactive view, shown here as the page first shows it. ",
+        )
+        base = self.config.html_baseurl
+        if base:
+            url = base.rstrip("/") + "/" + still["page"]
+            note += nodes.emphasis("", "Move its controls on the book's site: ")
+            note += nodes.reference(url, url, refuri=url)
+            note += nodes.Text(".")
+        else:
+            note += nodes.emphasis(
+                "", f"Move its controls on the book's site, page {still['page']}."
+            )
+        image["candidates"] = {"*": image["uri"]}
+        return nodes.container("", image, note, classes=["mha-widget-still"])
+
+
+class SolutionsAtEnd(SphinxPostTransform):
+    """In the LaTeX build, each chapter's solutions move to a last section of that chapter."""
+
+    default_priority = 30  # after sphinx-exercise has titled the solutions (20-22)
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        # A gated solution (solution-start ... solution-end) stays a solution_start_node.
+        from sphinx_exercise.nodes import solution_node, solution_start_node
+
+        def is_solution(node: nodes.Node) -> bool:
+            return isinstance(node, (solution_node, solution_start_node))
+
+        for chapter in list(self.document.findall(addnodes.start_of_file)):
+            found = list(self._solutions(chapter, is_solution))
+            if not found:
+                continue
+            top = next(iter(chapter.findall(nodes.section)))
+            section = nodes.section(ids=[f"{chapter['docname'].replace('/', '-')}-solutions"])
+            section += nodes.title("", "Solutions")
+            for parent, solution in found:
+                parent.remove(solution)
+                section += solution
+            top += section
+
+    @classmethod
+    def _solutions(
+        cls, node: nodes.Element, is_solution: Callable[[nodes.Node], bool]
+    ) -> Iterator[tuple[nodes.Element, nodes.Node]]:
+        """(parent, solution) for each solution of ``node``'s page, not of the pages it includes.
+        Walked from the top: some transforms leave children whose ``parent`` is out of date."""
+        for child in node.children:
+            if is_solution(child):
+                yield node, child
+            elif isinstance(child, nodes.Element) and not isinstance(child, addnodes.start_of_file):
+                yield from cls._solutions(child, is_solution)
+
+
+class Appendix(SphinxPostTransform):
+    """In the LaTeX build, the pages of the table of contents' "Appendix" part are appendices
+    (lettered A, B, ...), as they are listed apart on the site."""
+
+    default_priority = 31
+    formats = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        sitemap = getattr(self.config, "external_site_map", None)
+        parts = sitemap.root.subtrees if sitemap is not None else []
+        appendix = [str(d) for part in parts if part.caption == "Appendix" for d in part.items]
+        for chapter in self.document.findall(addnodes.start_of_file):
+            if appendix and chapter["docname"] == appendix[0]:
+                chapter.parent.insert(
+                    chapter.parent.index(chapter), nodes.raw("", "\\appendix\n", format="latex")
+                )
+                return
+
+
+def setup(app: Sphinx) -> dict:
+    kernel_profile(app)
+    app.connect("config-inited", configure_latex, priority=900)
+    app.add_post_transform(WidgetStills)
+    app.add_post_transform(SolutionsAtEnd)
+    app.add_post_transform(Appendix)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
