@@ -1,6 +1,6 @@
 # The README's commands. Each one creates .venv and installs requirements.txt when needed.
 #   make book   build the static site into _build/html (the main job)
-#   make test   lint, unit tests, notebook execution (and browser tests)
+#   make test   lint, unit tests, notebook execution, browser tests and the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
@@ -65,9 +65,10 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	$(BIN)/jupyter-book build . --builder pdflatex -W --keep-going
 	cp $(PDF) _build/html/multi-head-attention.pdf
 
-# test depends on book: the build executes every notebook, and tests/browser/ checks the
-# built site in Debian's chromium (installed by tests/browser/ensure-chromium when root).
-test: $(STAMP) book
+# test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
+# built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and
+# tests/test_pdf.py reads the PDF back with poppler's pdftotext and pdfimages.
+test: $(STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests

@@ -12,7 +12,13 @@ import torch
 
 import mha
 from mha import budget, style, toy
-from mha.figures.attention import growth, heatmap, matrix_and_row, stacked_rows
+from mha.figures.attention import (
+    LABELLED_BAND,
+    growth,
+    heatmap,
+    matrix_and_row,
+    stacked_rows,
+)
 from mha.figures.mask import before_after
 
 
@@ -55,6 +61,18 @@ def test_stacked_rows_fill_to_one_and_growth_labels_each_curve() -> None:
     top = ax.collections[-1].get_paths()[0].vertices[:, 1].max()
     assert top == pytest.approx(1.0)
     assert [t.get_text() for t in ax.get_legend().get_texts()] == list(reversed(toy.SENTENCE))
+    # Each band thick enough is labelled inside itself, legibly (WCAG AA on its colour).
+    bottoms = torch.cat([torch.zeros(len(rows), 1), rows.cumsum(1)[:, :-1]], dim=1)  # (17, 5)
+    labelled = {t.get_text(): t for t in ax.texts}
+    for i, word in enumerate(toy.SENTENCE):
+        if rows[:, i].max() < LABELLED_BAND:
+            assert word not in labelled
+            continue
+        x, y = labelled[word].get_position()
+        k = budget.TILTS.index(x)
+        assert bottoms[k, i] < y < bottoms[k, i] + rows[k, i]
+        band = matplotlib.colors.to_hex(ax.collections[i].get_facecolor()[0])
+        assert style.contrast(matplotlib.colors.to_hex(labelled[word].get_color()), band) >= 4.5
     _, ax2 = plt.subplots()
     growth(ax2, [1, 2, 4], {"a": [1, 2, 4], "b": [1, 4, 16]}, "x", "y")
     assert [line.get_label() for line in ax2.get_lines()] == ["a", "b"]

@@ -25,6 +25,7 @@ its notebook is not executed again.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -195,10 +196,23 @@ def _merge_streams_without_mutating() -> None:
     render.coalesce_streams = merge_copies
 
 
+def hash_build_code(app: Sphinx, config: Config) -> None:
+    """The build's own code (book/_ext: extensions, static files, templates) as an "html"
+    setting: when it changes, Sphinx writes every page again (it re-reads and re-executes
+    none), so that no page keeps what an older extension wrote into it."""
+    digest = hashlib.sha256()
+    ext = Path(__file__).parent
+    for path in sorted(p for p in ext.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
+        digest.update(path.relative_to(ext).as_posix().encode() + b"\0" + path.read_bytes())
+    config.mha_build_code = digest.hexdigest()
+
+
 def setup(app: Sphinx) -> dict:
     _merge_streams_without_mutating()
     app.add_config_value("mha_read_jobs", 0, "env", [int])
     app.connect("config-inited", set_jobs)
+    app.add_config_value("mha_build_code", "", "html", [str])
+    app.connect("config-inited", hash_build_code)
     app.connect("builder-inited", declare_parallel_safe)
     app.connect("source-read", note_dependencies)
     app.connect("build-finished", write_execution_report)

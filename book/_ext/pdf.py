@@ -44,6 +44,9 @@ WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Written by tests/browser/widget_stills.py: <model id>.png and stills.json.
 STILLS_DIR = Path("_build") / "widget-stills"
 IPYTHON_DIR = Path("_build") / "ipython"
+# The PDF's file name (latex_documents' targetname in _config.yml), in _build/latex and, copied
+# by make pdf, at the root of _build/html.
+PDF_NAME = "multi-head-attention.pdf"
 # \textwidth / \textheight of Sphinx's manual class on letter paper (6.5 in by 9 in).
 TEXT_ASPECT = 6.5 / 9.0
 
@@ -216,10 +219,36 @@ class Appendix(SphinxPostTransform):
                 return
 
 
+def offer_pdf(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Every page's download menu offers the whole book's PDF in place of the theme's
+    "print this page" button. ``make pdf`` puts the file next to the site's root page."""
+    for group in context.get("header_buttons", []):
+        if group.get("label") != "download-buttons":
+            continue
+        buttons = [b for b in group["buttons"] if b.get("label") != "download-pdf-button"]
+        buttons.append(
+            {
+                "type": "link",
+                "url": context["pathto"](PDF_NAME, 1),
+                "text": "book .pdf",
+                "tooltip": "Download the whole book as one PDF",
+                "icon": "fas fa-file-pdf",
+                "label": "download-book-pdf-button",
+            }
+        )
+        group["buttons"] = buttons
+        return
+    logger.warning(f"pdf: {pagename}: no download menu for the PDF (sphinx-book-theme changed?)")
+
+
 def setup(app: Sphinx) -> dict:
     kernel_profile(app)
     app.connect("config-inited", configure_latex, priority=900)
     app.add_post_transform(WidgetStills)
     app.add_post_transform(SolutionsAtEnd)
     app.add_post_transform(Appendix)
+    # After the theme's own buttons (priority 501), so that its download menu exists.
+    app.connect("html-page-context", offer_pdf, priority=503)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

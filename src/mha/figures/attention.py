@@ -115,17 +115,31 @@ def matrix_and_row(
     return fig
 
 
+# The thinnest band (weight) that is labelled inside; thinner bands are named in the legend.
+LABELLED_BAND = 0.07
+
+
 def stacked_rows(
     ax: Axes, xs: Sequence[float], rows: Tensor, words: Sequence[str], xlabel: str
 ) -> None:
     """Stack the weights of one row ``(len(xs), n)`` as it changes with ``xs``.
 
     Each band is one word's weight; the bands always fill the axis to 1 when
-    every row sums to one. Words are labelled in the legend and in the bands.
+    every row sums to one. Words are labelled in the legend, and inside every band that is
+    at least ``LABELLED_BAND`` thick somewhere.
     """
     r = rows.detach().cpu().double().numpy().T  # (n, len(xs))
     colours = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(words))]
     ax.stackplot(list(xs), r, labels=list(words), colors=colours, edgecolor="white", lw=0.5)
+    # Each band also carries its word where it is widest (away from the edges), so that the
+    # bands read without their colours (in grayscale, in print).
+    tops = r.cumsum(axis=0)  # (n, len(xs))
+    inner = slice(len(xs) // 10, len(xs) - len(xs) // 10 or None)
+    for i, word in enumerate(words):
+        j = inner.start + int(r[i, inner].argmax())
+        if r[i, j] >= LABELLED_BAND:
+            y = tops[i, j] - r[i, j] / 2
+            ax.text(xs[j], y, word, ha="center", va="center", color=text_on(colours[i]))
     ax.set_xlim(min(xs), max(xs))
     ax.set_ylim(0, 1.0)
     ax.set_xlabel(xlabel)
