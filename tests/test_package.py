@@ -142,3 +142,27 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         assert "<b>" not in html, name
         if name not in ("cost", "grouped-cost"):  # the cost views name no words
             assert "&lt;b&gt;&amp;&quot;x" in html, name
+
+
+def test_source_shows_the_functions_as_they_are_in_their_files() -> None:
+    from mha.views.text import source
+
+    shown = source(mha.project, mha.all_heads).data
+    lines = shown.splitlines()
+    assert lines[0] == "```python" and lines[-1] == "```"
+    # The file's own lines of each function, read by line number rather than by inspect.
+    text = Path(mha.attention.__file__).read_text(encoding="utf-8").splitlines()
+    for f in (mha.project, mha.all_heads):
+        start = next(i for i, line in enumerate(text) if line.startswith(f"def {f.__name__}("))
+        end = next(i for i in range(start + 1, len(text)) if text[i] and text[i][0] not in " )")
+        body = [line for line in text[start:end] if line.strip()]
+        assert all(line in lines for line in body), f.__name__
+        decorator = text[start - 1]
+        assert decorator.startswith("@") and decorator in lines  # the check is shown too
+    # A body that holds a fence gets a longer fence.
+
+    def odd() -> str:
+        return "```"
+
+    fenced = source(odd).data.splitlines()
+    assert fenced[0] == "````python" and fenced[-1] == "````"
