@@ -57,9 +57,16 @@ PREAMBLE = r"""
 \newenvironment{sphinxVerbatimInput}{\begin{adjustwidth}{0pt}{}}{\end{adjustwidth}}
 \newenvironment{sphinxVerbatimOutput}{\begin{adjustwidth}{12pt}{}}{\end{adjustwidth}}
 \sphinxsetup{VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}}
-% The bibliography is the References appendix itself, not a chapter of its own after it.
 \usepackage{etoolbox}
-\makeatletter\patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}\makeatother
+% The bibliography is the References appendix itself: no page, heading or contents line of
+% its own after that appendix's title.
+\makeatletter
+\renewenvironment{sphinxthebibliography}[1]{\begin{thebibliography}{#1}}{\end{thebibliography}}
+\patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}
+\patchcmd{\thebibliography}{\@mkboth{\MakeUppercase\bibname}{\MakeUppercase\bibname}}{}{}{}
+\makeatother
+% The introduction, between the contents and chapter 1, has no chapter name in its headers.
+\apptocmd{\sphinxtableofcontents}{\markboth{}{}}{}{}
 """
 
 
@@ -223,7 +230,8 @@ def offer_pdf(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
     """Every page's download menu offers the whole book's PDF in place of the theme's
-    "print this page" button. ``make pdf`` puts the file next to the site's root page."""
+    "print this page" button. ``make pdf`` puts the file next to the site's root page.
+    (Generated pages, genindex and search, may have no download menu.)"""
     for group in context.get("header_buttons", []):
         if group.get("label") != "download-buttons":
             continue
@@ -240,7 +248,8 @@ def offer_pdf(
         )
         group["buttons"] = buttons
         return
-    logger.warning(f"pdf: {pagename}: no download menu for the PDF (sphinx-book-theme changed?)")
+    if pagename in app.env.found_docs:
+        logger.warning(f"pdf: {pagename}: no download menu for the PDF (theme changed?)")
 
 
 def setup(app: Sphinx) -> dict:
