@@ -55,6 +55,7 @@ The views (HTML and widgets that work with a kernel and without one):
       views.training   the training-step slider
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
+      views.captions   figure captions in JupyterLab, read from the figure cells' metadata
 """
 
 from mha.attention import (

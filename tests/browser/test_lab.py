@@ -8,18 +8,26 @@ for the module. For every chapter, in a fresh kernel:
 * every number the prose computes (``{eval}``) shows the value the code computed: the
   values JupyterLab's kernel returned equal, in order, those on the built page (except
   wall-clock measurements, from cells tagged ``timing``), and each appears in the text;
+* every figure shows its caption (the figure cell's ``mystnb: figure: caption``) right below
+  it, numbered as the built page numbers it ("Figure 7: ..."), and every reference to a
+  figure reads "Figure N" with that number: no rendered markdown shows a figure's label
+  (``fig-...``);
+* every citation reads as author and year (``Vaswani2017``), never as another citation key
+  of ``book/references.bib``;
 * every slider, moved by keyboard, changes the view it drives.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import time
 from html.parser import HTMLParser
 
 import pytest
 from myst_nb.core.read import read_myst_markdown_notebook
+from pybtex.database import parse_file
 
 from tests.browser import harness
 from tests.browser.lab import open_and_run_all, open_app, serve_lab
@@ -29,6 +37,9 @@ CHAPTERS = [
     *sorted(p.relative_to(harness.ROOT).as_posix() for p in harness.ROOT.glob("notebooks/*.md")),
 ]
 RAW_MYST = re.compile(r"\{glue|\{numref\}|\{eq\}|\{doc\}|\{eval\}|\{cite\}|:::\{|```\{")
+FIGURE_LABEL = re.compile(r"\bfig-[a-z0-9][a-z0-9-]*")
+CITE_ROLE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
+BIBLIOGRAPHY = harness.ROOT / "book" / "references.bib"
 RUN_TIMEOUT_S = 180
 
 # The open notebook: its path, kernel state, cells, errors and markdown cells' expressions.
@@ -46,7 +57,8 @@ STATE_JS = """
     code: code.length,
     errors: code.flatMap((c) => c.outputs.toJSON()).filter((o) => o.output_type === 'error')
       .map((o) => `${o.ename}: ${o.evalue}`),
-    expressions: cells.filter((c) => c.type === 'markdown')
+    expressions: cells.filter((c) => c.type === 'markdown'
+                              && !(c.getMetadata('tags') || []).includes('remove-cell'))
       .flatMap((c) => c.getMetadata('user_expressions') || [])
       .map((e) => [e.expression, e.result && e.result.status === 'ok'
                                   ? e.result.data['text/plain'] : `error in ${e.expression}`]),
@@ -57,6 +69,37 @@ STATE_JS = """
 RENDERED_JS = """
 () => Array.from(window.jupyterapp.shell.currentWidget.node
     .querySelectorAll('.jp-MarkdownCell .myst')).map((e) => e.innerText)
+"""
+
+# Every figure that the markdown renders: its id, its caption's text, whether it and an image in
+# the code cell right above it are on screen (have a size).
+FIGURES_JS = """
+() => Array.from(window.jupyterapp.shell.currentWidget.node
+    .querySelectorAll('.jp-MarkdownCell .myst figure[id]')).map((f) => {
+  const above = f.closest('.jp-Cell').previousElementSibling;
+  const image = above && above.classList.contains('jp-CodeCell')
+    ? above.querySelector('.jp-OutputArea-output img') : null;
+  const caption = f.querySelector('figcaption');
+  const shown = (e) => !!e && e.getBoundingClientRect().height > 0;
+  return {id: f.id, caption: caption ? caption.innerText : '',
+          shown: shown(caption), image: shown(image)};
+})
+"""
+
+# Every link of the rendered markdown to a figure, outside the figures' own captions (the text
+# of links in folded solutions too).
+FIGURE_REFS_JS = """
+() => Array.from(window.jupyterapp.shell.currentWidget.node
+    .querySelectorAll('.jp-MarkdownCell .myst a[href^="#fig-"]'))
+  .filter((a) => !a.closest('figcaption')).map((a) => [a.getAttribute('href'), a.textContent])
+"""
+
+# The text of every citation the markdown renders: resolved (<cite>) or not (jupyterlab-myst
+# marks a citation it cannot resolve "Citation Not Found" and shows its key).
+CITES_JS = """
+() => Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll(
+    '.jp-MarkdownCell .myst cite, .jp-MarkdownCell .myst [title="Citation Not Found"]'))
+  .map((e) => e.innerText)
 """
 
 # Each slider handle of the open notebook with the text of the views of its widget output.
@@ -94,6 +137,54 @@ class _EvalSpans(HTMLParser):
             self.values[-1] += data
 
 
+QUOTES = str.maketrans("‘’“”", "''\"\"")  # jupyterlab-myst, like the site, curls quotes
+
+
+def plain(text: str) -> str:
+    """``text`` with straight quotes and single spaces (the browser's nbsp included)."""
+    return " ".join(text.translate(QUOTES).split())
+
+
+def figure_captions(path: str) -> dict[str, str]:
+    """{name: caption} of the chapter's figure cells, the caption as read: emphasis unmarked."""
+    nb = read_myst_markdown_notebook((harness.ROOT / path).read_text(encoding="utf-8"))
+    figures = [c.metadata.get("mystnb", {}).get("figure") for c in nb.cells]
+    return {f["name"]: plain(f["caption"].replace("*", "")) for f in figures if f}
+
+
+def site_figure_numbers(path: str) -> dict[str, str]:
+    """{figure id: its number} on the built page of chapter ``path`` ("Fig. 7" gives "7")."""
+    page = harness.SITE / (path.removesuffix(".md") + ".html")
+    html = page.read_text(encoding="utf-8")
+    found = re.findall(r'(?s)<figure[^>]*\bid="(fig-[\w-]+)".*?caption-number">Fig\.\s*(\d+)', html)
+    return dict(found)
+
+
+def cited_keys(path: str) -> list[str]:
+    """The keys of the chapter's citations, in order, from the markdown the site shows."""
+    nb = read_myst_markdown_notebook((harness.ROOT / path).read_text(encoding="utf-8"))
+    shown = [
+        c.source
+        for c in nb.cells
+        if c.cell_type == "markdown" and "remove-cell" not in c.metadata.get("tags", [])
+    ]
+    return [k.strip() for src in shown for m in CITE_ROLE.finditer(src) for k in m[1].split(",")]
+
+
+@functools.cache
+def author_year(key: str) -> tuple[str, str]:
+    """The first author's surname and the year of the bibliography's entry ``key``."""
+    entry = parse_file(str(BIBLIOGRAPHY)).entries[key]
+    return " ".join(entry.persons["author"][0].last_names), entry.fields["year"]
+
+
+def reads_as_author_year(text: str, key: str) -> bool:
+    """Whether ``text`` (letters and digits only) is the surname, maybe more words, the year."""
+    surname, year = author_year(key)
+    letters = re.sub(r"[^\w]", "", text)
+    return letters.startswith(re.sub(r"[^\w]", "", surname)) and letters.endswith(year)
+
+
 def names_in(code: str) -> set[str]:
     """The variable names that ``code`` reads or assigns."""
     return {n.id for n in ast.walk(ast.parse(code)) if isinstance(n, ast.Name)}
@@ -112,6 +203,41 @@ def site_values(path: str) -> list[str]:
     parser = _EvalSpans()
     parser.feed(page.read_text(encoding="utf-8"))
     return parser.values
+
+
+def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
+    """What is wrong with the figures, figure references and citations of the open chapter."""
+    problems = []
+    captions, numbers = figure_captions(path), site_figure_numbers(path)
+    if set(numbers) != set(captions):
+        problems.append(f"figures {sorted(captions)}, on the built page {sorted(numbers)}")
+    shown = {f["id"]: f for f in page.evaluate(FIGURES_JS)}
+    for name, caption in captions.items():
+        want = f"Figure {numbers.get(name, '?')}: {caption}"
+        if name not in shown:
+            problems.append(f"{name}: no caption in JupyterLab, want {want!r}")
+            continue
+        if plain(shown[name]["caption"]) != want:
+            problems.append(f"{name}: caption {shown[name]['caption']!r}, want {want!r}")
+        if not (shown[name]["shown"] and shown[name]["image"]):
+            problems.append(f"{name}: the caption or the image of the cell above is not shown")
+    for href, text in page.evaluate(FIGURE_REFS_JS):
+        want = f"Figure {numbers.get(href.removeprefix('#'), '?')}"
+        if plain(text) != want:
+            problems.append(f"reference to {href} reads {text!r}, want {want!r}")
+    problems += [
+        f"figure label shown: {rendered[max(0, m.start() - 40) : m.end() + 20]!r}"
+        for m in FIGURE_LABEL.finditer(rendered)
+    ]
+    keys, cites = cited_keys(path), page.evaluate(CITES_JS)
+    if len(cites) != len(keys):
+        problems.append(f"{len(cites)} citations shown for {len(keys)} keys cited: {keys}")
+    problems += [
+        f"citation of {key} reads {text!r}, not as author and year {author_year(key)}"
+        for key, text in zip(keys, cites, strict=False)  # a count that differs is reported above
+        if not reads_as_author_year(text, key)
+    ]
+    return problems
 
 
 @pytest.fixture(scope="module")
@@ -145,58 +271,65 @@ def test_lab_opens_on_the_intro_without_questions(lab_page) -> None:
 def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
     open_and_run_all(page, path)
-    start = time.monotonic()
-    while True:
+    try:
+        start = time.monotonic()
+        while True:
+            state = page.evaluate(STATE_JS)
+            done = state["ran"] == state["code"] and state["kernel"] == "idle"
+            if done or state["errors"] or time.monotonic() - start > RUN_TIMEOUT_S:
+                break
+            page.wait_for_timeout(500)
+        assert state["errors"] == [], f"{path}: {state['errors']}"
+        assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
+        page.wait_for_timeout(1000)  # the last markdown cells render their expressions
         state = page.evaluate(STATE_JS)
-        done = state["ran"] == state["code"] and state["kernel"] == "idle"
-        if done or state["errors"] or time.monotonic() - start > RUN_TIMEOUT_S:
-            break
-        page.wait_for_timeout(500)
-    assert state["errors"] == [], f"{path}: {state['errors']}"
-    assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
-    page.wait_for_timeout(1000)  # the last markdown cells render their expressions
-    state = page.evaluate(STATE_JS)
 
-    raw = [
-        (i, m.group(0), text[max(0, m.start() - 40) : m.end() + 40])
-        for i, text in enumerate(page.evaluate(RENDERED_JS))
-        for m in RAW_MYST.finditer(text)
-    ]
-    assert raw == [], f"{path}: raw MyST in rendered markdown: {raw}"
+        raw = [
+            (i, m.group(0), text[max(0, m.start() - 40) : m.end() + 40])
+            for i, text in enumerate(page.evaluate(RENDERED_JS))
+            for m in RAW_MYST.finditer(text)
+        ]
+        assert raw == [], f"{path}: raw MyST in rendered markdown: {raw}"
 
-    lab_values, site = [v for _, v in state["expressions"]], site_values(path)
-    assert len(lab_values) == len(site), f"{path}: {len(lab_values)} vs {len(site)} numbers"
-    timed = timing_names(path)  # wall-clock measurements differ from run to run
-    differ = [
-        (expr, got, want)
-        for (expr, got), want in zip(state["expressions"], site, strict=True)
-        if got != want and not names_in(expr) & timed
-    ]
-    assert differ == [], f"{path}: prose numbers differ from the built page: {differ}"
-    rendered = "\n".join(page.evaluate(RENDERED_JS))
-    missing = [v for v in lab_values if v not in rendered]
-    assert missing == [], f"{path}: values not shown in the prose: {missing}"
+        lab_values, site = [v for _, v in state["expressions"]], site_values(path)
+        assert len(lab_values) == len(site), f"{path}: {len(lab_values)} vs {len(site)} numbers"
+        timed = timing_names(path)  # wall-clock measurements differ from run to run
+        differ = [
+            (expr, got, want)
+            for (expr, got), want in zip(state["expressions"], site, strict=True)
+            if got != want and not names_in(expr) & timed
+        ]
+        assert differ == [], f"{path}: prose numbers differ from the built page: {differ}"
+        rendered = "\n".join(page.evaluate(RENDERED_JS))
+        missing = [v for v in lab_values if v not in rendered]
+        assert missing == [], f"{path}: values not shown in the prose: {missing}"
 
-    sliders = [h.as_element() for h in page.evaluate_handle(SLIDERS_JS).get_properties().values()]
-    source = (harness.ROOT / path).read_text(encoding="utf-8")
-    if re.search(r"Explorer\(|budget_switch\(|steps_slider\(", source):
-        assert sliders, f"{path}: its widgets show no slider in JupyterLab"
-    for handle in sliders:
-        before = page.evaluate(VIEWS_TEXT_JS, handle)
-        now = handle.get_attribute("aria-valuenow")
-        at_end = now is not None and now == handle.get_attribute("aria-valuemax")
-        handle.focus()
-        page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
-        page.wait_for_function(
-            "([h, before]) => { const out = h.closest('.jp-OutputArea-output');"
-            " return Array.from(out.querySelectorAll('.mha-view'))"
-            ".filter((v) => v.offsetParent !== null).map((v) => v.innerText).join('\\n')"
-            " !== before; }",
-            arg=[handle, before],
-            timeout=10_000,
+        problems = figure_and_citation_problems(page, path, rendered)
+        assert problems == [], f"{path}: " + "\n".join(problems)
+
+        sliders = [
+            h.as_element() for h in page.evaluate_handle(SLIDERS_JS).get_properties().values()
+        ]
+        source = (harness.ROOT / path).read_text(encoding="utf-8")
+        if re.search(r"Explorer\(|budget_switch\(|steps_slider\(", source):
+            assert sliders, f"{path}: its widgets show no slider in JupyterLab"
+        for handle in sliders:
+            before = page.evaluate(VIEWS_TEXT_JS, handle)
+            now = handle.get_attribute("aria-valuenow")
+            at_end = now is not None and now == handle.get_attribute("aria-valuemax")
+            handle.focus()
+            page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+            page.wait_for_function(
+                "([h, before]) => { const out = h.closest('.jp-OutputArea-output');"
+                " return Array.from(out.querySelectorAll('.mha-view'))"
+                ".filter((v) => v.offsetParent !== null).map((v) => v.innerText).join('\\n')"
+                " !== before; }",
+                arg=[handle, before],
+                timeout=10_000,
+            )
+    finally:  # the next chapter starts with no kernel of this one left running
+        page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
+            " w.dispose(); return null; }); }"
         )
-    page.evaluate(
-        "() => { const w = window.jupyterapp.shell.currentWidget;"
-        " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
-        " w.dispose(); return null; }); }"
-    )

@@ -1,0 +1,70 @@
+"""Figure captions in JupyterLab, read from the figure cells that hold them.
+
+A figure of the book is a code cell whose metadata holds its caption and its label
+(``mystnb: figure: {caption, name}``). The book's build (myst-nb) draws the cell's output
+as a numbered figure with that caption. JupyterLab's MyST renderer, jupyterlab-myst 2.7,
+reads markdown cells only: it shows no caption for a code cell, and a ``{numref}`` to the
+cell's label shows the bare label.
+
+So each figure cell is followed by a markdown cell that only JupyterLab shows (tagged
+``remove-cell``, which myst-nb drops), :func:`lab_figure`'s text::
+
+    :::{figure}
+    :name: fig-chased-rows
+    {eval}`caption("fig-chased-rows")`
+    :::
+
+jupyterlab-myst numbers that figure (each chapter's first markdown cell, also for
+JupyterLab only, sets the number of its first figure to the book's) and resolves
+``{numref}`fig-chased-rows``` to it. Its caption is :func:`caption`, which reads the
+caption from the figure cell's metadata in the notebook file: the caption is typed once.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+from mha.views.text import Shown
+
+NOTEBOOK_SUFFIXES = (".md", ".ipynb")
+
+
+class Caption(Shown):
+    """A caption as Markdown (JupyterLab renders it as MyST), or as itself in plain text."""
+
+    def _repr_markdown_(self) -> str:
+        return str(self)
+
+
+@functools.cache
+def _figures(path: Path, mtime_ns: int, size: int) -> dict[str, str]:
+    import jupytext  # the reader JupyterLab opens the chapters with
+
+    nb = jupytext.read(path, fmt="md:myst" if path.suffix == ".md" else None)
+    figures = [cell.metadata.get("mystnb", {}).get("figure", {}) for cell in nb.cells]
+    return {f["name"]: f["caption"] for f in figures if "name" in f and "caption" in f}
+
+
+def figure_captions(path: Path) -> dict[str, str]:
+    """``{name: caption}`` of the figure cells of the notebook at ``path`` (``.md`` or
+    ``.ipynb``), as saved (read again when the file changes)."""
+    stat = path.stat()
+    return _figures(path, stat.st_mtime_ns, stat.st_size)
+
+
+def caption(name: str, folder: Path | None = None) -> Caption:
+    """The caption of the figure cell labelled ``name``, from the notebooks in ``folder``
+    (default: the working folder, where the kernel of a notebook starts)."""
+    folder = Path.cwd() if folder is None else folder
+    for path in sorted(folder.iterdir()):
+        if path.suffix in NOTEBOOK_SUFFIXES and path.is_file():
+            found = figure_captions(path).get(name)
+            if found is not None:
+                return Caption(found)
+    raise LookupError(f"no figure cell labelled {name!r} in the notebooks of {folder}")
+
+
+def lab_figure(name: str) -> str:
+    """The markdown cell that shows figure ``name``'s caption, numbered, in JupyterLab."""
+    return f':::{{figure}}\n:name: {name}\n{{eval}}`caption("{name}")`\n:::'
