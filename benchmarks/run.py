@@ -344,6 +344,17 @@ def markdown(results: dict[str, Any]) -> str:
             f"{s['first_render_s']:.2f} / {s['first_render_s_max']:.2f}",
             "median ≤ 0.8 s",
         )
+        if s.get("all_widgets_live_s") is not None:
+            row(
+                "every widget of a page live (controls work), median / slowest page (s)",
+                f"{s['all_widgets_live_s']:.2f} / {s['all_widgets_live_s_max']:.2f}",
+            )
+        if s.get("load_avg_1min"):
+            row(
+                "load average (1 min) before / after the browser measurements",
+                " / ".join(f"{x:.1f}" for x in s["load_avg_1min"]),
+                "2 cores",
+            )
         row(
             "largest page with everything it loads, decoded (`max_page_bytes`)",
             f"{s['max_page_bytes'] / 1e6:.2f} MB ({Path(s.get('max_page', '')).stem})",

@@ -16,3 +16,4 @@ if str(EXT) not in sys.path:
     sys.path.insert(0, str(EXT))
 
 notebook_files = importlib.import_module("notebook_files")
+static_widgets = importlib.import_module("static_widgets")

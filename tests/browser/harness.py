@@ -220,10 +220,13 @@ async (timeoutMs) => {
   if (mjLoading()) await window.MathJax.startup.promise;
   const views = () => document.querySelectorAll(
       'script[type="application/vnd.jupyter.widget-view+json"]');
+  // The live widget drawn by the HTML manager, and the static first view it replaces
+  // (book/_ext/static_widgets.py) gone.
   const rendered = () => Array.from(views()).every((s) => {
     const sub = s.previousElementSibling;
-    return sub && sub.classList.contains('widget-subarea') && sub.childElementCount > 0;
-  });
+    return sub && sub.classList.contains('widget-subarea')
+        && !sub.classList.contains('mha-static-widget') && sub.childElementCount > 0;
+  }) && !document.querySelector('.mha-static-widget');
   while (views().length && !rendered()) {
     if (performance.now() - t0 > timeoutMs) return 'widgets did not render';
     await sleep(25);

@@ -11,8 +11,15 @@ or run ``python -m tests.browser.site_metrics [PAGE | --site]`` from the root (p
 JSON). Times are taken inside the page with ``performance.now()`` (so no Playwright round
 trip is counted):
 
-* ``first_view_ms``: navigation start -> the first ``.mha-view`` is visible;
-* ``all_widgets_ms``: navigation start -> every saved widget view is rendered;
+* ``first_view_ms``: navigation start -> the first frame painted after a complete
+  ``.mha-view`` was visible: the view is in the DOM entirely (a node after it exists, so
+  the HTML parser has passed its end), not hidden by ``display``, ``visibility`` or
+  ``opacity``, and then a frame has been rendered (a ``requestAnimationFrame`` callback
+  and the task after it, so the frame's paint is done); and never before the page's
+  first contentful paint. The view may be the static first view that
+  ``book/_ext/static_widgets.py`` writes into the page (the same HTML as the widget's);
+* ``all_widgets_ms``: navigation start -> every saved widget view is rendered by the HTML
+  manager, live (no static first view left);
 * ``key_to_view_ms``: for each key press on a slider handle, the ``keydown`` event -> the
   DOM mutation after which the visible views differ (a MutationObserver);
 * ``page_bytes``: the page and everything it loaded (uncompressed, as served);
@@ -24,6 +31,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -36,17 +44,29 @@ INIT_JS = """
   const sig = () => JSON.stringify(Array.from(document.querySelectorAll('.mha-view'))
       .filter((v) => v.checkVisibility()).map((v) => v.outerHTML.length + v.getAttributeNames()
       .filter((n) => n.startsWith('data-')).map((n) => n + '=' + v.getAttribute(n)).join()));
-  window.__mha = {firstView: null, allWidgets: null, presses: []};
+  window.__mha = {firstSeen: null, firstView: null, allWidgets: null, presses: []};
+  const complete = (v) => {  // the parser has gone past the view's end tag
+    for (let e = v; e; e = e.parentElement) if (e.nextSibling) return true;
+    return document.readyState !== 'loading';
+  };
+  const shown = (v) => v.checkVisibility({visibilityProperty: true, opacityProperty: true});
   const check = () => {
     const m = window.__mha;
-    if (m.firstView === null && document.querySelector('.mha-view')
-        && Array.from(document.querySelectorAll('.mha-view')).some((v) => v.checkVisibility())) {
-      m.firstView = performance.now();
+    if (m.firstSeen === null && document.querySelector('.mha-view')
+        && Array.from(document.querySelectorAll('.mha-view')).some(
+            (v) => complete(v) && shown(v))) {
+      m.firstSeen = performance.now();
+      requestAnimationFrame(() => {
+        const after = new MessageChannel();
+        after.port1.onmessage = () => { m.firstView = performance.now(); };
+        after.port2.postMessage(null);
+      });
     }
     if (m.allWidgets === null) {
       const views = document.querySelectorAll(
           'script[type="application/vnd.jupyter.widget-view+json"]');
-      if (views.length && Array.from(views).every((s) => s.previousElementSibling
+      if (views.length && !document.querySelector('.mha-static-widget')
+          && Array.from(views).every((s) => s.previousElementSibling
           && s.previousElementSibling.classList.contains('widget-subarea')
           && s.previousElementSibling.childElementCount > 0)) m.allWidgets = performance.now();
     }
@@ -74,9 +94,10 @@ VIEWPORT = {"width": 1280, "height": 900}
 WEIGHT_JS = """
 () => {
   const nav = performance.getEntriesByType('navigation')[0];
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
   const res = performance.getEntriesByType('resource')
       .map((r) => [r.name.replace(location.origin, ''), r.encodedBodySize]);
-  return {doc: nav.encodedBodySize, res};
+  return {doc: nav.encodedBodySize, res, fcp: fcp ? fcp.startTime : null};
 }
 """
 
@@ -126,7 +147,8 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
     resources = sorted(w["res"], key=lambda r: -r[1])
     return {
         "page": rel,
-        "first_view_ms": m["firstView"],
+        "first_view_ms": None if m["firstView"] is None else max(m["firstView"], w["fcp"] or 0),
+        "first_contentful_paint_ms": w["fcp"],
         "all_widgets_ms": m["allWidgets"],
         "key_to_view_ms": lat,
         "key_to_view_median_ms": statistics.median(lat) if lat else None,
@@ -153,6 +175,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
     http.server, i.e. uncompressed), plus ``per_page`` details.
     """
     site = Path(site)
+    load_before = os.getloadavg()[0]
     with harness.site_browser(site, viewport=VIEWPORT) as (ctx, base):
         per_page = [
             _measure_page(ctx, base, rel, presses if "mha-view" in text else 0, site)
@@ -162,6 +185,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         ]
     switches = sorted(x for p in per_page for x in p["key_to_view_ms"])
     renders = [p["first_view_ms"] for p in per_page if p["first_view_ms"] is not None]
+    live = [p["all_widgets_ms"] for p in per_page if p["all_widgets_ms"] is not None]
     heaviest = max(per_page, key=lambda p: p["page_bytes"])
     return {
         "pages": len(per_page),
@@ -172,6 +196,11 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "static_switch_ms_max": switches[-1] if switches else None,
         "first_render_s": statistics.median(renders) / 1000 if renders else None,
         "first_render_s_max": max(renders) / 1000 if renders else None,
+        "all_widgets_live_s": statistics.median(live) / 1000 if live else None,
+        "all_widgets_live_s_max": max(live) / 1000 if live else None,
+        # The machine's 1-minute load average before and after (2 cores shared: wall times
+        # grow with it).
+        "load_avg_1min": [load_before, os.getloadavg()[0]],
         "max_page_bytes": heaviest["page_bytes"],
         "max_page_gzip_bytes": max(p["page_gzip_bytes"] for p in per_page),
         "max_page": heaviest["page"],

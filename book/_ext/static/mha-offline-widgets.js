@@ -16,7 +16,7 @@
  *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
  *    which has no Hub. We give every object assigned to window.MathJax a
  *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
- * 3. Sliders are announced by name and shown value. The widget manager draws a
+ * 4. Sliders are announced by name and shown value. The widget manager draws a
  *    slider as a noUiSlider handle (role="slider") with no accessible name, and
  *    noUiSlider's aria-valuetext is the handle's position (for a SelectionSlider,
  *    the option's index), not the readout the reader sees. For every slider on
@@ -25,6 +25,15 @@
  *    readout, by a MutationObserver, so it follows keyboard, pointer and
  *    linked-model changes. Dropdowns need nothing: their <label for> names the
  *    <select>, whose value is the selected option.
+ * 5. Each widget's first view is already in the page, drawn without JavaScript by
+ *    book/_ext/static_widgets.py (div.mha-static-widget, its controls inert). The HTML
+ *    manager draws the live widget into the div.widget-subarea it inserts right after that
+ *    copy, hidden meanwhile by mha-book.css (.mha-static-widget + .widget-subarea). Once the
+ *    live widget has the same elements, classes, inline styles and text as the copy, the
+ *    copy is removed, in one DOM change: the reader sees the same view, now working. The
+ *    live widget is marked data-mha-takeover="exact" (the browser tests check it). If it
+ *    does not come to match within TAKEOVER_MS, it is shown anyway ("timeout", and a
+ *    console warning), so that a change of the HTML manager cannot leave the controls dead.
  */
 (function () {
   "use strict";
@@ -127,16 +136,64 @@
   }
   function describeSliders() {
     var sliders = document.querySelectorAll(".widget-slider");
-    for (var i = 0; i < sliders.length; i++) describeSlider(sliders[i]);
+    for (var i = 0; i < sliders.length; i++) {
+      if (!sliders[i].closest(".mha-static-widget")) describeSlider(sliders[i]);
+    }
+  }
+
+  // ---- Static first views hand over to the live widgets ----
+  var TAKEOVER_MS = 5000;
+  // Elements (tag, classes, inline style) and text of the widget drawn inside ``root``.
+  function shape(root) {
+    var out = [];
+    var walk = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (var n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (n.nodeType === 3) {
+        if (n.data) out.push("#" + n.data);
+      } else {
+        out.push(n.tagName + "." + Array.from(n.classList).sort().join(".") + "{" + n.style.cssText + "}");
+      }
+    }
+    return out.join("\n");
+  }
+  var copies = new Map(); // static copy -> {shape, text length, fallback timer}
+  function swap(copy, live, how) {
+    var c = copies.get(copy);
+    if (c && c.timer) clearTimeout(c.timer);
+    copies.delete(copy);
+    live.setAttribute("data-mha-takeover", how);
+    if (how !== "exact") {
+      console.warn("widget " + copy.getAttribute("data-model-id") + " differs from its static first view");
+    }
+    copy.remove();
+  }
+  function takeOver() {
+    var found = document.querySelectorAll(".mha-static-widget");
+    for (var i = 0; i < found.length; i++) {
+      var copy = found[i];
+      var live = copy.nextElementSibling;
+      if (!live || !live.classList.contains("widget-subarea")) continue;
+      var c = copies.get(copy);
+      if (!c) {
+        c = { shape: shape(copy), length: copy.textContent.length, timer: null };
+        copies.set(copy, c);
+        c.timer = setTimeout(swap, TAKEOVER_MS, copy, live, "timeout");
+      }
+      if (live.textContent.length === c.length && shape(live) === c.shape) swap(copy, live, "exact");
+    }
   }
   // Runs after each batch of DOM changes, before the browser paints or an assistive
   // technology reads the accessibility tree: the widget manager adding sliders,
   // noUiSlider rewriting aria-valuetext, the readout's text changing.
-  new MutationObserver(describeSliders).observe(document.documentElement, {
+  new MutationObserver(function () {
+    takeOver();
+    describeSliders();
+  }).observe(document.documentElement, {
     subtree: true,
     childList: true,
     characterData: true,
     attributes: true,
-    attributeFilter: ["aria-valuetext"],
+    // aria-valuetext: noUiSlider's; style and class: the live widget's layout, applied last.
+    attributeFilter: ["aria-valuetext", "style", "class"],
   });
 })();

@@ -1,0 +1,154 @@
+"""Every widget's first view is in the page's HTML (book/_ext/static_widgets.py): it shows with
+no JavaScript, its numbers are right, it is the view the live widget then shows, and the
+live widget replaces it with no visible change.
+
+* Without JavaScript, each widget view script of a page has a static copy before it, whose
+  visible views show the numbers that ``mha`` recomputes (expected.py), and those views are
+  the ones the live widgets show once the HTML manager has drawn them (same data-* attributes
+  and numbers, in the same order).
+* With JavaScript, every static copy hands over to its live widget because they match
+  (``data-mha-takeover="exact"``, set by static/mha-offline-widgets.js), not by timeout.
+* Pixels: each widget output, screenshotted while the static copy shows (the HTML manager's
+  embed.js not served, everything else as usual) and after the live widget replaced it, is
+  the same image, in light and dark mode and on a phone.
+* The static style sheet holds the rules that embed.js injects (or would: see the test).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from tests.book_ext import static_widgets
+from tests.browser import a11y, expected, harness
+from tests.browser.test_widgets import WIDGET_PAGES
+
+VIEWS_JS = (
+    "() => JSON.stringify((" + harness.VISIBLE_VIEWS_JS + ")(null).map((v) => [v.attrs, v.cells]))"
+)
+COPIES_JS = """
+() => Array.from(document.querySelectorAll(
+    'script[type="application/vnd.jupyter.widget-view+json"]')).map((s) => {
+  const copy = s.previousElementSibling;
+  return copy && copy.classList.contains('mha-static-widget')
+      && copy.getAttribute('data-model-id') === JSON.parse(s.textContent).model_id;
+})
+"""
+
+
+@pytest.fixture(scope="module")
+def no_js(playwright):
+    with harness.browser_context(
+        playwright, viewport={"width": 1280, "height": 900}, java_script_enabled=False
+    ) as ctx:
+        harness.guard(ctx)
+        yield ctx
+
+
+@pytest.mark.parametrize("rel", WIDGET_PAGES)
+def test_first_views_show_without_javascript_and_are_the_live_ones(rel, base_url, no_js, open_page):
+    page = no_js.new_page()  # (chromium refuses its scripts: no log to check)
+    try:
+        page.goto(base_url + rel, wait_until="load")
+        copies = page.evaluate(COPIES_JS)
+        static = json.loads(page.evaluate(VIEWS_JS))
+    finally:
+        page.close()
+    assert copies and all(copies), f"{rel}: widget views without a static copy: {copies}"
+    assert static, f"{rel}: no view shows without JavaScript"
+    hook, problems = expected.hook(), []
+    for attrs, cells in static:
+        want = hook({expected.attr_name("data-" + k): v for k, v in attrs.items()})
+        problems += expected.compare(rel, attrs, {c["key"]: c["value"] for c in cells}, want)
+    live_page = open_page(rel).page
+    live = json.loads(live_page.evaluate(VIEWS_JS))
+    takeovers = live_page.evaluate(
+        "() => Array.from(document.querySelectorAll('.widget-subarea'))"
+        ".map((e) => e.getAttribute('data-mha-takeover'))"
+    )
+    assert problems == [], "\n".join(problems[:20])
+    assert static == live, f"{rel}: the first views without JavaScript are not the live ones"
+    assert takeovers and set(takeovers) == {"exact"}, f"{rel}: takeovers {takeovers}"
+
+
+SCREENS = {
+    "light": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "light"},
+    "dark": {"viewport": {"width": 1280, "height": 900}, "color_scheme": "dark"},
+    "phone": a11y.SMALL_SCREENS["phone"],
+}
+
+
+def _widget_shots(ctx, url: str, static: bool) -> list[bytes]:
+    page = ctx.new_page()
+    try:
+        log = harness.watch(page)
+        if static:  # everything as usual but the HTML manager: the static copies stay
+            page.route("**/html-manager/dist/embed.js*", lambda r: r.abort("blockedbyclient"))
+        page.goto(url, wait_until="load")
+        page.evaluate("() => window.MathJax.startup.promise")
+        if static:
+            assert page.locator(".mha-static-widget").count(), f"{url}: no static copy"
+        else:
+            harness.settle(page)
+        areas = page.locator(".cell_output:has(> .widget-subarea)")
+        shots = [areas.nth(i).screenshot(animations="disabled") for i in range(areas.count())]
+        if not static:
+            assert log.problems() == [], "\n".join(log.problems())
+        return shots
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("rel", WIDGET_PAGES)
+def test_the_live_widget_replaces_its_static_copy_pixel_for_pixel(
+    rel, screen, base_url, playwright
+):
+    from PIL import Image, ImageChops
+
+    with harness.browser_context(playwright, **SCREENS[screen]) as ctx:
+        harness.guard(ctx)
+        before = _widget_shots(ctx, base_url + rel, static=True)
+        after = _widget_shots(ctx, base_url + rel, static=False)
+    assert before and len(before) == len(after), f"{rel}: {len(before)} vs {len(after)} widgets"
+    for i, (a, b) in enumerate(zip(before, after, strict=True)):
+        ia, ib = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
+        assert ia.size == ib.size, f"{rel} widget {i} ({screen}): {ia.size} then {ib.size}"
+        box = ImageChops.difference(ia, ib).getbbox()
+        assert box is None, f"{rel} widget {i} ({screen}): pixels change in {box}"
+
+
+# Every rule of the page's style sheets, as chromium serialises it, per sheet.
+RULES_JS = """
+() => Array.from(document.styleSheets).map((s) => ({
+  href: s.href, owner: s.ownerNode ? s.ownerNode.tagName : null,
+  rules: Array.from(s.cssRules).map((r) => r.cssText)}))
+"""
+
+
+# The rules of a style sheet text, as chromium serialises them.
+PARSE_JS = """
+(text) => { const s = new CSSStyleSheet(); s.replaceSync(text);
+            return Array.from(s.cssRules).map((r) => r.cssText); }
+"""
+
+
+def test_the_static_style_sheet_is_what_embed_js_would_inject(open_page):
+    """Every rule of the static sheet is one that embed.js injects too, but JupyterLab's
+    variables (labvariables.css, materialcolors.css), which embed.js injects only when the
+    page does not define them: with the static sheet, they are defined once, by it."""
+    page = open_page(WIDGET_PAGES[0]).page
+    sheets = page.evaluate(RULES_JS)
+    ours = [s for s in sheets if s["href"] and "/_vendor/mha-widgets.css" in s["href"]]
+    assert len(ours) == 1, [s["href"] for s in sheets]
+    injected = {r for s in sheets if s["owner"] == "STYLE" for r in s["rules"]}
+    variables = set()
+    for rel in static_widgets.WIDGET_CSS_SOURCES[-2:]:
+        variables |= set(page.evaluate(PARSE_JS, (static_widgets.NODE_MODULES / rel).read_text()))
+    missing = [r for r in ours[0]["rules"] if r not in injected and r not in variables]
+    assert ours[0]["rules"] and missing == [], missing[:5]
+    assert page.evaluate(
+        "() => getComputedStyle(document.documentElement).getPropertyValue('--jp-layout-color0')"
+    ), "the page defines no JupyterLab variables"
