@@ -125,7 +125,8 @@ def test_one_picture_with_its_settings_for_each_widget(pdf: Path, text: str) -> 
     stills = json.loads((STILLS / "stills.json").read_text(encoding="utf-8"))
     assert sorted(stills) == sorted(widgets)
     # One caption per widget, each naming the settings of that widget's controls.
-    captions = re.findall(r"Interactive view, shown here (.*?)Move its controls", _flat(text))
+    note = r"In print, this interactive view is shown (.*?)where the text"
+    captions = re.findall(note, _flat(text))
     assert len(captions) == len(widgets)
     for caption, model_id in zip(captions, widgets, strict=True):
         for label, value in stills[model_id]["controls"]:

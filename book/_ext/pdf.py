@@ -65,6 +65,8 @@ PREAMBLE = r"""
 \patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}
 \patchcmd{\thebibliography}{\@mkboth{\MakeUppercase\bibname}{\MakeUppercase\bibname}}{}{}{}
 \makeatother
+% No picture taller than 60 % of the page, so that a caption always fits under its figure.
+\makeatletter\AtBeginDocument{\spx@image@maxheight=0.6\textheight}\makeatother
 % The introduction, between the contents and chapter 1, has no chapter name in its headers.
 \apptocmd{\sphinxtableofcontents}{\markboth{}{}}{}{}
 """
@@ -151,20 +153,18 @@ class WidgetStills(SphinxPostTransform):
         settings = setting_text(still["controls"])
         note += nodes.emphasis(
             "",
-            f"Interactive view, shown here at its default setting ({settings}). "
+            f"In print, this interactive view is shown at its default setting ({settings}); "
             if settings
-            else "Interactive view, shown here as the page first shows it. ",
+            else "In print, this interactive view is shown as the page first shows it; ",
         )
         base = self.config.html_baseurl
-        if base:
-            url = base.rstrip("/") + "/" + still["page"]
-            note += nodes.emphasis("", "Move its controls on the book's site: ")
-            note += nodes.reference(url, url, refuri=url)
-            note += nodes.Text(".")
+        where = base.rstrip("/") + "/" + still["page"] if base else None
+        if where:
+            note += nodes.emphasis("", "where the text asks you to move it, do so on the site: ")
+            note += nodes.reference(where, where, refuri=where)
         else:
-            note += nodes.emphasis(
-                "", f"Move its controls on the book's site, page {still['page']}."
-            )
+            page = still["page"]
+            note += nodes.emphasis("", f"where the text asks you to move it, open {page}.")
         image["candidates"] = {"*": image["uri"]}
         return nodes.container("", image, note, classes=["mha-widget-still"])
 
@@ -240,7 +240,7 @@ def offer_pdf(
             {
                 "type": "link",
                 "url": context["pathto"](PDF_NAME, 1),
-                "text": "book .pdf",
+                "text": "PDF of the book",
                 "tooltip": "Download the whole book as one PDF",
                 "icon": "fas fa-file-pdf",
                 "label": "download-book-pdf-button",

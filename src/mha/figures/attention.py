@@ -117,6 +117,7 @@ def matrix_and_row(
 
 # The thinnest band (weight) that is labelled inside; thinner bands are named in the legend.
 LABELLED_BAND = 0.07
+BAND_HATCHES = ("", "//", "..", "\\\\", "xx", "++")
 
 
 def stacked_rows(
@@ -130,7 +131,11 @@ def stacked_rows(
     """
     r = rows.detach().cpu().double().numpy().T  # (n, len(xs))
     colours = [OKABE_ITO[i % len(OKABE_ITO)] for i in range(len(words))]
-    ax.stackplot(list(xs), r, labels=list(words), colors=colours, edgecolor="white", lw=0.5)
+    # White hatching, one pattern per band, keeps the bands apart in grayscale too.
+    hatches = [BAND_HATCHES[i % len(BAND_HATCHES)] for i in range(len(words))]
+    ax.stackplot(
+        list(xs), r, labels=list(words), colors=colours, edgecolor="white", lw=0.5, hatch=hatches
+    )
     # Each band also carries its word where it is widest (away from the edges), so that the
     # bands read without their colours (in grayscale, in print).
     tops = r.cumsum(axis=0)  # (n, len(xs))
@@ -139,7 +144,15 @@ def stacked_rows(
         j = inner.start + int(r[i, inner].argmax())
         if r[i, j] >= LABELLED_BAND:
             y = tops[i, j] - r[i, j] / 2
-            ax.text(xs[j], y, word, ha="center", va="center", color=text_on(colours[i]))
+            ax.text(
+                xs[j],
+                y,
+                word,
+                ha="center",
+                va="center",
+                color=text_on(colours[i]),
+                bbox={"boxstyle": "round,pad=0.2", "facecolor": colours[i], "edgecolor": "none"},
+            )
     ax.set_xlim(min(xs), max(xs))
     ax.set_ylim(0, 1.0)
     ax.set_xlabel(xlabel)

@@ -20,6 +20,8 @@ from mha.style import head_colour, tint
 
 SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
 STRAY = "#D55E00"  # Okabe-Ito vermillion: a number in the wrong row
+# Each head's cells also carry their own hatching, so heads stay apart in grayscale print.
+HEAD_HATCHES = ("", "////", "....", "\\\\\\\\", "xxxx", "++++")
 
 
 def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 8) -> None:
@@ -31,9 +33,19 @@ def _cell(ax: Axes, x: float, y: float, text: str, head: int, fontsize: float = 
             facecolor=tint(head_colour(head), alpha=0.28),
             edgecolor="#555",
             linewidth=0.5,
+            hatch=HEAD_HATCHES[head % len(HEAD_HATCHES)],
+            hatchcolor="#bbb",
         )
     )
-    ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=fontsize)
+    ax.text(
+        x + 0.5,
+        y + 0.5,
+        text,
+        ha="center",
+        va="center",
+        fontsize=fontsize,
+        bbox={"boxstyle": "square,pad=0.1", "facecolor": "white", "edgecolor": "none"},
+    )
 
 
 def _frame(ax: Axes, x: float, y: float, w: float, h: float, head: int) -> None:
@@ -73,7 +85,6 @@ def concat_matrix(
             ha="center",
             va="bottom",
             fontsize=10,
-            color=head_colour(i),
             fontweight="bold",
         )
     ax.set_xlim(-0.1, width + 0.1)
