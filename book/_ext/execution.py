@@ -15,22 +15,20 @@ its notebook is not executed again.
   modules (the stored trained weights), and ``requirements.txt``. Sphinx
   reads a page again when one of its dependencies changes, so editing
   ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
-* **In parallel.** Sphinx reads pages in parallel processes when asked to;
-  ``jupyter-book build`` does not ask, so this extension sets the number of
-  processes from ``mha_read_jobs`` (``_config.yml``; ``0`` means two per CPU
-  core: a kernel spends part of its time starting up and waiting, so a few more
-  processes than cores keep every core busy). Each process runs its own kernel.
+* **In parallel.** Pages are read in parallel processes, each with its own kernel
+  (``book/_ext/parallel_reads.py``).
+* **Measured.** ``_build/execution.json`` records, per page, the seconds its notebook
+  took and the CPU seconds that reading the page took, its kernel included.
 """
 
 from __future__ import annotations
 
 import ast
 import json
-import os
+import resource
 from pathlib import Path
 
 from sphinx.application import Sphinx
-from sphinx.config import Config
 from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
@@ -133,31 +131,37 @@ def _code_of(path: Path, text: str) -> str:
     return "\n".join(line for c in cells for line in c.splitlines() if not line.startswith("%"))
 
 
-def set_jobs(app: Sphinx, config: Config) -> None:
-    """Read pages in ``mha_read_jobs`` processes (0: two per CPU core)."""
-    jobs = int(config.mha_read_jobs) or 2 * (os.cpu_count() or 1)
-    if app.parallel < jobs:
-        app.parallel = jobs
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of its children that have ended."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
 
 
-# Extensions that Jupyter Book loads and that do not declare whether they are safe to run in
-# parallel processes, so that Sphinx would read serially. Each keeps no state of its own:
-# sphinx-multitoc-numbering only changes how section numbers are assigned, which Sphinx does
-# in the main process after reading; sphinx-jupyterbook-latex only adds doctree transforms.
-UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+_reading: dict[str, tuple[float, float]] = {}  # docname -> CPU clocks as its reading began
 
 
-def declare_parallel_safe(app: Sphinx) -> None:
-    """Declare :data:`UNDECLARED_BUT_SAFE` parallel-safe (see the comment above it)."""
-    for name in UNDECLARED_BUT_SAFE:
-        ext = app.extensions.get(name)
-        if ext is not None:
-            ext.parallel_read_safe = True
-            ext.parallel_write_safe = True
+def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Note the CPU clocks as a page's reading (and so its notebook's execution) begins."""
+    _reading[docname] = _cpu_seconds()
+
+
+def stop_page_clock(app: Sphinx, doctree) -> None:
+    """Record the CPU seconds reading the page took, and how many of them its kernel took:
+    the kernel is a child of the process that reads the page, and has ended (and been
+    counted) by now. A page is read in one process, so no other page's time is mixed in."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    docname = app.env.docname
+    if docname in _reading:
+        (own0, kids0), (own1, kids1) = _reading.pop(docname), _cpu_seconds()
+        cpu = {"cpu_seconds": own1 - own0 + kids1 - kids0, "kernel_cpu_seconds": kids1 - kids0}
+        NbMetadataCollector.set_doc_data(app.env, docname, "mha_cpu", cpu)
 
 
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
-    """Write ``_build/execution.json``: each page's last execution (seconds, success).
+    """Write ``_build/execution.json``: each page's last execution (wall seconds, success;
+    ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's).
 
     Pages not read in this build keep the record of the build that last executed them.
     """
@@ -170,6 +174,8 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
         data = NbMetadataCollector.get_exec_data(app.env, docname)
         if data:
             report[docname] = {"seconds": round(data["runtime"], 2), "ok": data["succeeded"]}
+            cpu = NbMetadataCollector.get_doc_data(app.env)[docname].get("mha_cpu", {})
+            report[docname] |= {k: round(v, 2) for k, v in cpu.items()}
     out = Path(app.outdir).parent / "execution.json"
     out.write_text(json.dumps(report, indent=1) + "\n")
 
@@ -197,9 +203,8 @@ def _merge_streams_without_mutating() -> None:
 
 def setup(app: Sphinx) -> dict:
     _merge_streams_without_mutating()
-    app.add_config_value("mha_read_jobs", 0, "env", [int])
-    app.connect("config-inited", set_jobs)
-    app.connect("builder-inited", declare_parallel_safe)
+    app.connect("source-read", start_page_clock)
     app.connect("source-read", note_dependencies)
+    app.connect("doctree-read", stop_page_clock)
     app.connect("build-finished", write_execution_report)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
