@@ -16,3 +16,5 @@ if str(EXT) not in sys.path:
     sys.path.insert(0, str(EXT))
 
 notebook_files = importlib.import_module("notebook_files")
+kernel_preload = importlib.import_module("kernel_preload")
+parallel_reads = importlib.import_module("parallel_reads")

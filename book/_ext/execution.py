@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 import json
 import resource
+import sys
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -132,10 +133,13 @@ def _code_of(path: Path, text: str) -> str:
 
 
 def _cpu_seconds() -> tuple[float, float]:
-    """CPU seconds (user + system) of this process, and of its children that have ended."""
+    """CPU seconds (user + system) of this process, and of its kernels that have ended (its
+    children, and the kernels that book/_ext/kernel_preload.py forked for it)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+    preload = sys.modules.get("kernel_preload")  # kernels forked by book/_ext/kernel_preload.py
+    forked = preload.kernel_cpu[0] if preload else 0.0
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + forked
 
 
 _reading: dict[str, tuple[float, float]] = {}  # docname -> CPU clocks as its reading began
@@ -148,8 +152,8 @@ def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
 
 def stop_page_clock(app: Sphinx, doctree) -> None:
     """Record the CPU seconds reading the page took, and how many of them its kernel took:
-    the kernel is a child of the process that reads the page, and has ended (and been
-    counted) by now. A page is read in one process, so no other page's time is mixed in."""
+    the kernel has ended (and been counted) by now. A page is read in one process, so no
+    other page's time is mixed in."""
     from myst_nb.sphinx_ import NbMetadataCollector
 
     docname = app.env.docname
