@@ -27,6 +27,7 @@ import ast
 import json
 import resource
 import sys
+import time
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -142,12 +143,13 @@ def _cpu_seconds() -> tuple[float, float]:
     return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + forked
 
 
-_reading: dict[str, tuple[float, float]] = {}  # docname -> CPU clocks as its reading began
+_reading: dict[str, tuple[float, float, float]] = {}  # docname -> clocks as its reading began
+_BUILD_START = time.monotonic()  # (this module is imported as the build starts)
 
 
 def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Note the CPU clocks as a page's reading (and so its notebook's execution) begins."""
-    _reading[docname] = _cpu_seconds()
+    """Note the clocks as a page's reading (and so its notebook's execution) begins."""
+    _reading[docname] = (*_cpu_seconds(), time.monotonic())
 
 
 def stop_page_clock(app: Sphinx, doctree) -> None:
@@ -158,14 +160,21 @@ def stop_page_clock(app: Sphinx, doctree) -> None:
 
     docname = app.env.docname
     if docname in _reading:
-        (own0, kids0), (own1, kids1) = _reading.pop(docname), _cpu_seconds()
-        cpu = {"cpu_seconds": own1 - own0 + kids1 - kids0, "kernel_cpu_seconds": kids1 - kids0}
+        (own0, kids0, began), (own1, kids1) = _reading.pop(docname), _cpu_seconds()
+        cpu = {
+            "cpu_seconds": own1 - own0 + kids1 - kids0,
+            "kernel_cpu_seconds": kids1 - kids0,
+            "read_from_s": began - _BUILD_START,  # wall clock, from the build's start
+            "read_to_s": time.monotonic() - _BUILD_START,
+        }
         NbMetadataCollector.set_doc_data(app.env, docname, "mha_cpu", cpu)
 
 
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     """Write ``_build/execution.json``: each page's last execution (wall seconds, success;
-    ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's).
+    ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's;
+    ``read_from_s`` and ``read_to_s``: when its reading began and ended, in seconds from the
+    start of the build that read it).
 
     Pages not read in this build keep the record of the build that last executed them.
     """
