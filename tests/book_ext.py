@@ -17,3 +17,5 @@ if str(EXT) not in sys.path:
 
 notebook_files = importlib.import_module("notebook_files")
 static_widgets = importlib.import_module("static_widgets")
+kernel_preload = importlib.import_module("kernel_preload")
+parallel_reads = importlib.import_module("parallel_reads")

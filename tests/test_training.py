@@ -223,7 +223,7 @@ def test_head_kinds_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(probe, "verb_noun_weights", lambda model, batch: (subj, obj))
     decisive = torch.tensor([0.97, 0.98, 0.947, 0.947, 0.5])
     ranked = torch.tensor([0.5, 0.5, 0.9, 0.8, 0.5])
-    monkeypatch.setattr(probe, "noun_choice", lambda model, batch: (decisive, ranked))
+    monkeypatch.setattr(probe, "_choice", lambda subj, obj, batch: (decisive, ranked))
     kinds = probe.head_kinds(None, None)  # type: ignore[arg-type]
     assert kinds == ["subject", "object", "noun", "mixed", "mixed"]
 

@@ -15,11 +15,10 @@ its notebook is not executed again.
   modules (the stored trained weights), and ``requirements.txt``. Sphinx
   reads a page again when one of its dependencies changes, so editing
   ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
-* **In parallel.** Sphinx reads pages in parallel processes when asked to;
-  ``jupyter-book build`` does not ask, so this extension sets the number of
-  processes from ``mha_read_jobs`` (``_config.yml``; ``0`` means two per CPU
-  core: a kernel spends part of its time starting up and waiting, so a few more
-  processes than cores keep every core busy). Each process runs its own kernel.
+* **In parallel.** Pages are read in parallel processes, each with its own kernel
+  (``book/_ext/parallel_reads.py``).
+* **Measured.** ``_build/execution.json`` records, per page, the seconds its notebook
+  took and the CPU seconds that reading the page took, its kernel included.
 """
 
 from __future__ import annotations
@@ -27,7 +26,9 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
+import resource
+import sys
+import time
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -134,31 +135,48 @@ def _code_of(path: Path, text: str) -> str:
     return "\n".join(line for c in cells for line in c.splitlines() if not line.startswith("%"))
 
 
-def set_jobs(app: Sphinx, config: Config) -> None:
-    """Read pages in ``mha_read_jobs`` processes (0: two per CPU core)."""
-    jobs = int(config.mha_read_jobs) or 2 * (os.cpu_count() or 1)
-    if app.parallel < jobs:
-        app.parallel = jobs
+def _cpu_seconds() -> tuple[float, float]:
+    """CPU seconds (user + system) of this process, and of its kernels that have ended (its
+    children, and the kernels that book/_ext/kernel_preload.py forked for it)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    preload = sys.modules.get("kernel_preload")  # kernels forked by book/_ext/kernel_preload.py
+    forked = preload.kernel_cpu[0] if preload else 0.0
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + forked
 
 
-# Extensions that Jupyter Book loads and that do not declare whether they are safe to run in
-# parallel processes, so that Sphinx would read serially. Each keeps no state of its own:
-# sphinx-multitoc-numbering only changes how section numbers are assigned, which Sphinx does
-# in the main process after reading; sphinx-jupyterbook-latex only adds doctree transforms.
-UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+_reading: dict[str, tuple[float, float, float]] = {}  # docname -> clocks as its reading began
+_BUILD_START = time.monotonic()  # (this module is imported as the build starts)
 
 
-def declare_parallel_safe(app: Sphinx) -> None:
-    """Declare :data:`UNDECLARED_BUT_SAFE` parallel-safe (see the comment above it)."""
-    for name in UNDECLARED_BUT_SAFE:
-        ext = app.extensions.get(name)
-        if ext is not None:
-            ext.parallel_read_safe = True
-            ext.parallel_write_safe = True
+def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Note the clocks as a page's reading (and so its notebook's execution) begins."""
+    _reading[docname] = (*_cpu_seconds(), time.monotonic())
+
+
+def stop_page_clock(app: Sphinx, doctree) -> None:
+    """Record the CPU seconds reading the page took, and how many of them its kernel took:
+    the kernel has ended (and been counted) by now. A page is read in one process, so no
+    other page's time is mixed in."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    docname = app.env.docname
+    if docname in _reading:
+        (own0, kids0, began), (own1, kids1) = _reading.pop(docname), _cpu_seconds()
+        cpu = {
+            "cpu_seconds": own1 - own0 + kids1 - kids0,
+            "kernel_cpu_seconds": kids1 - kids0,
+            "read_from_s": began - _BUILD_START,  # wall clock, from the build's start
+            "read_to_s": time.monotonic() - _BUILD_START,
+        }
+        NbMetadataCollector.set_doc_data(app.env, docname, "mha_cpu", cpu)
 
 
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
-    """Write ``_build/execution.json``: each page's last execution (seconds, success).
+    """Write ``_build/execution.json``: each page's last execution (wall seconds, success;
+    ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's;
+    ``read_from_s`` and ``read_to_s``: when its reading began and ended, in seconds from the
+    start of the build that read it).
 
     Pages not read in this build keep the record of the build that last executed them.
     """
@@ -171,6 +189,8 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
         data = NbMetadataCollector.get_exec_data(app.env, docname)
         if data:
             report[docname] = {"seconds": round(data["runtime"], 2), "ok": data["succeeded"]}
+            cpu = NbMetadataCollector.get_doc_data(app.env)[docname].get("mha_cpu", {})
+            report[docname] |= {k: round(v, 2) for k, v in cpu.items()}
     out = Path(app.outdir).parent / "execution.json"
     out.write_text(json.dumps(report, indent=1) + "\n")
 
@@ -209,11 +229,10 @@ def hash_build_code(app: Sphinx, config: Config) -> None:
 
 def setup(app: Sphinx) -> dict:
     _merge_streams_without_mutating()
-    app.add_config_value("mha_read_jobs", 0, "env", [int])
-    app.connect("config-inited", set_jobs)
     app.add_config_value("mha_build_code", "", "html", [str])
     app.connect("config-inited", hash_build_code)
-    app.connect("builder-inited", declare_parallel_safe)
+    app.connect("source-read", start_page_clock)
     app.connect("source-read", note_dependencies)
+    app.connect("doctree-read", stop_page_clock)
     app.connect("build-finished", write_execution_report)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -48,7 +48,11 @@ def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
     ``k``, over every sentence of ``batch`` that contains noun ``k`` (as subject
     or as object).
     """
-    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    return _preference(*verb_noun_weights(model, batch), batch)
+
+
+def _preference(subj: Tensor, obj: Tensor, batch: Sentences) -> Tensor:
+    """:func:`noun_preference` from the verb rows' weights ``subj``, ``obj`` ``(N, h)`` each."""
     k = len(NOUNS)
     as_subj = torch.nn.functional.one_hot(batch.subject, k).double()  # (N, nouns)
     as_obj = torch.nn.functional.one_hot(batch.object, k).double()  # (N, nouns)
@@ -67,9 +71,13 @@ def noun_choice(model: HeadsModel, batch: Sentences) -> tuple[Tensor, Tensor]:
         :func:`noun_preference`, i.e. how well one fixed ranking of the nouns
         predicts the head's choice.
     """
-    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    return _choice(*verb_noun_weights(model, batch), batch)
+
+
+def _choice(subj: Tensor, obj: Tensor, batch: Sentences) -> tuple[Tensor, Tensor]:
+    """:func:`noun_choice` from the verb rows' weights ``subj``, ``obj`` ``(N, h)`` each."""
     decisive = (torch.maximum(subj, obj) / (subj + obj)).mean(0)  # (h,)
-    pref = noun_preference(model, batch)  # (h, nouns)
+    pref = _preference(subj, obj, batch)  # (h, nouns)
     ranked_subj = pref[:, batch.subject].T > pref[:, batch.object].T  # (N, h)
     ranked = ((subj > obj) == ranked_subj).double().mean(0)  # (h,)
     return decisive, ranked
@@ -117,9 +125,9 @@ def head_kinds(model: HeadsModel, batch: Sentences) -> list[str]:
       one in at least :data:`RANKED` of the sentences (:func:`noun_choice`);
     * ``"mixed"``: neither.
     """
-    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each: one pass serves every measure
     share = (subj / (subj + obj)).mean(0)  # (h,): the subject's share of the noun weight
-    decisive, ranked = noun_choice(model, batch)  # (h,) each
+    decisive, ranked = _choice(subj, obj, batch)  # (h,) each
     kinds = []
     for s, d, r in zip(share.tolist(), decisive.tolist(), ranked.tolist(), strict=True):
         if s >= ROLE_HEAD or s <= 1 - ROLE_HEAD:
