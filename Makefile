@@ -63,7 +63,7 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	@tests/browser/ensure-texlive
 	$(BIN)/python -m tests.browser.widget_stills
 	rm -rf _build/latex
-	$(BIN)/jupyter-book build . --builder pdflatex -W --keep-going
+	$(BIN)/python book/_ext/build_book.py build . --builder pdflatex -W --keep-going
 	cp $(PDF) _build/html/multi-head-attention.pdf
 
 # test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
