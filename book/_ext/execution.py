@@ -146,7 +146,7 @@ def _cpu_seconds() -> tuple[float, float]:
 
 
 _reading: dict[str, tuple[float, float, float]] = {}  # docname -> clocks as its reading began
-_BUILD_START = time.monotonic()  # (this module is imported as the build starts)
+_BUILD_START = time.monotonic()  # as Sphinx loads the extensions, before it reads any page
 
 
 def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
@@ -166,7 +166,7 @@ def stop_page_clock(app: Sphinx, doctree) -> None:
         cpu = {
             "cpu_seconds": own1 - own0 + kids1 - kids0,
             "kernel_cpu_seconds": kids1 - kids0,
-            "read_from_s": began - _BUILD_START,  # wall clock, from the build's start
+            "read_from_s": began - _BUILD_START,  # wall clock, from _BUILD_START
             "read_to_s": time.monotonic() - _BUILD_START,
         }
         NbMetadataCollector.set_doc_data(app.env, docname, "mha_cpu", cpu)
@@ -175,8 +175,8 @@ def stop_page_clock(app: Sphinx, doctree) -> None:
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     """Write ``_build/execution.json``: each page's last execution (wall seconds, success;
     ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's;
-    ``read_from_s`` and ``read_to_s``: when its reading began and ended, in seconds from the
-    start of the build that read it).
+    ``read_from_s`` and ``read_to_s``: when its reading began and ended, in seconds since the
+    build that read it loaded its extensions).
 
     Pages not read in this build keep the record of the build that last executed them.
     """

@@ -32,6 +32,7 @@ import contextlib
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -72,8 +73,9 @@ def serve(path: str, modules: list[str]) -> None:
     for name in modules:
         __import__(name)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    server.bind(path)
+    server.bind(path + ".new")
     server.listen(16)
+    os.rename(path + ".new", path)  # the socket appears once it accepts connections
     server.settimeout(0.05)
     kernels: dict[int, socket.socket] = {}  # pid -> the connection that asked for it
     while os.getppid() == parent:
@@ -216,8 +218,7 @@ def stop(*_: object) -> None:
         process.wait()
     path = _preloader.pop("socket", None)
     if path:
-        Path(path).unlink(missing_ok=True)
-        Path(path).parent.rmdir()
+        shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
 def _ready(timeout: float = 30.0) -> str | None:
@@ -274,7 +275,7 @@ def unpatch_launcher() -> None:
 def setup(app) -> dict:
     import atexit
 
-    app.add_config_value("mha_kernel_preload", [], "env", [list])
+    app.add_config_value("mha_kernel_preload", [], "", [list])  # outputs do not change
 
     def begin(app, config) -> None:
         start(list(config.mha_kernel_preload), int(config.mha_kernel_threads))
