@@ -281,8 +281,16 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             page.wait_for_timeout(500)
         assert state["errors"] == [], f"{path}: {state['errors']}"
         assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
-        page.wait_for_timeout(1000)  # the last markdown cells render their expressions
-        state = page.evaluate(STATE_JS)
+        # The markdown cells render their expressions after the kernel has answered: on a
+        # busy machine that takes seconds, so wait until every number of the page is there.
+        site = site_values(path)
+        for _ in range(60):
+            page.wait_for_timeout(500)
+            state = page.evaluate(STATE_JS)
+            shown = "\n".join(page.evaluate(RENDERED_JS))
+            values = [v for _, v in state["expressions"]]
+            if len(values) >= len(site) and all(v in shown for v in values):
+                break
 
         raw = [
             (i, m.group(0), text[max(0, m.start() - 40) : m.end() + 40])
@@ -291,7 +299,7 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         ]
         assert raw == [], f"{path}: raw MyST in rendered markdown: {raw}"
 
-        lab_values, site = [v for _, v in state["expressions"]], site_values(path)
+        lab_values = [v for _, v in state["expressions"]]
         assert len(lab_values) == len(site), f"{path}: {len(lab_values)} vs {len(site)} numbers"
         timed = timing_names(path)  # wall-clock measurements differ from run to run
         differ = [
