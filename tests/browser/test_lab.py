@@ -282,14 +282,16 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         assert state["errors"] == [], f"{path}: {state['errors']}"
         assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
         # The markdown cells render their expressions after the kernel has answered: on a
-        # busy machine that takes seconds, so wait until every number of the page is there.
+        # busy machine that takes seconds, so wait until every number and caption is there.
         site = site_values(path)
         for _ in range(60):
             page.wait_for_timeout(500)
             state = page.evaluate(STATE_JS)
             shown = "\n".join(page.evaluate(RENDERED_JS))
             values = [v for _, v in state["expressions"]]
-            if len(values) >= len(site) and all(v in shown for v in values):
+            captions = [plain(f["caption"]) for f in page.evaluate(FIGURES_JS)]
+            captioned = all(c.partition(":")[2].strip() for c in captions)  # text after "Figure N:"
+            if len(values) >= len(site) and all(v in shown for v in values) and captioned:
                 break
 
         raw = [
