@@ -67,17 +67,15 @@ def _best_widget(ctx, base: str, candidates: list[str]) -> tuple[str, int, int]:
     return best[1], best[2], best[0][0]
 
 
-def _shoot_widget(page, area, out: Path) -> None:
-    """The widget output ``area`` alone, with a margin, the page's header hidden."""
-    page.add_style_tag(content=SHOT_CSS)
-    # Tall widgets: make the viewport tall enough to hold all of it, with a margin.
-    height = int(area.bounding_box()["height"]) + 200
+def fit_viewport(page, area, margin: int) -> None:
+    """Tall elements: make the viewport tall enough to hold all of ``area``, with a margin."""
+    height = int(area.bounding_box()["height"]) + margin
     if height > page.viewport_size["height"]:
         page.set_viewport_size({"width": page.viewport_size["width"], "height": height})
-    area.evaluate("e => e.scrollIntoView({block: 'center'})")
-    page.wait_for_timeout(300)  # fonts and MathJax in labels
-    box = area.bounding_box()
-    pad = 12
+
+
+def shoot_box(page, box: dict, out: Path, pad: int) -> None:
+    """Save the part of the page inside ``box`` (a bounding box) and ``pad`` pixels around it."""
     page.screenshot(
         path=str(out),
         clip={
@@ -87,6 +85,15 @@ def _shoot_widget(page, area, out: Path) -> None:
             "height": box["height"] + 2 * pad,
         },
     )
+
+
+def _shoot_widget(page, area, out: Path) -> None:
+    """The widget output ``area`` alone, with a margin, the page's header hidden."""
+    page.add_style_tag(content=SHOT_CSS)
+    fit_viewport(page, area, margin=200)
+    area.evaluate("e => e.scrollIntoView({block: 'center'})")
+    page.wait_for_timeout(300)  # fonts and MathJax in labels
+    shoot_box(page, area.bounding_box(), out, pad=12)
 
 
 def _shoot_screen(page, area, out: Path) -> None:

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from tests.browser import harness
-from tests.browser.screenshot import SHOT_CSS, widget_pages
+from tests.browser.screenshot import SHOT_CSS, fit_viewport, shoot_box, widget_pages
 
 OUT = harness.ROOT / "_build" / "widget-stills"
 # Drawn at 2 device pixels per CSS pixel; a view as wide as the page's text column (about
@@ -70,26 +70,12 @@ def take(out: Path = OUT, site: Path = harness.SITE) -> dict[str, dict]:
                 raise SystemExit(f"{rel}: {areas.count()} outputs for {len(widgets)} widgets")
             for k, widget in enumerate(widgets):
                 area = areas.nth(k).locator(".widget-subarea")
-                # Tall widgets: a viewport that holds all of it, so the picture is whole.
-                height = int(area.bounding_box()["height"]) + 100
-                if height > page.viewport_size["height"]:
-                    page.set_viewport_size(
-                        {"width": CONTEXT["viewport"]["width"], "height": height}
-                    )
+                fit_viewport(page, area, margin=100)
                 area.scroll_into_view_if_needed()
                 box = area.bounding_box()
                 if not box or box["height"] < 10:
                     raise SystemExit(f"{rel}: widget {k + 1} shows an empty box")
-                pad = 8
-                page.screenshot(
-                    path=str(out / f"{widget['model_id']}.png"),
-                    clip={
-                        "x": max(box["x"] - pad, 0),
-                        "y": max(box["y"] - pad, 0),
-                        "width": box["width"] + 2 * pad,
-                        "height": box["height"] + 2 * pad,
-                    },
-                )
+                shoot_box(page, box, out / f"{widget['model_id']}.png", pad=8)
                 index[widget["model_id"]] = {
                     "page": rel,
                     "controls": widget["controls"],
