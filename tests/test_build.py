@@ -3,7 +3,8 @@ that import it, on the next ``jupyter-book build``, with no ``make clean``.
 
 Runs on a copy of the project whose table of contents holds two pages: the intro, which
 does not draw masks, and chapter 6, which does (``mha.figures.mask``). The copy's kernels
-import the copy's ``src/mha`` (``PYTHONPATH``), so the edit below is what they run.
+import the copy's ``src/mha`` (``PYTHONPATH``), so the edit below is what they run. Last,
+a change to the build's own code (``book/_ext``) writes the pages again without executing.
 """
 
 from __future__ import annotations
@@ -74,3 +75,12 @@ def test_editing_a_module_reexecutes_exactly_the_pages_that_import_it(tmp_path: 
     assert executed == {"06_what_comes_next"}  # the intro does not import mha.figures.mask
     figures = re.compile(r'src="[^"]*_images/[^"]+\.png"')
     assert figures.findall(after) != figures.findall(before)  # the masked figure was redrawn
+
+    # The build's own code changed (a style sheet of book/_ext): every page is written again,
+    # with the sheet's new checksum in its link, and nothing is executed.
+    css = tmp_path / "book" / "_ext" / "static" / "mha-book.css"
+    css.write_text(css.read_text() + "\n/* edited */\n")
+    link = re.compile(r"mha-book\.css\?v=[0-9a-f]+")
+    executed, restyled = _build(tmp_path)
+    assert executed == set()
+    assert link.findall(restyled) and link.findall(restyled) != link.findall(after)

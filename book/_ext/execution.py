@@ -217,13 +217,18 @@ def _merge_streams_without_mutating() -> None:
 
 
 def hash_build_code(app: Sphinx, config: Config) -> None:
-    """The build's own code (book/_ext: extensions, static files, templates) as an "html"
-    setting: when it changes, Sphinx writes every page again (it re-reads and re-executes
-    none), so that no page keeps what an older extension wrote into it."""
+    """The build's own code as an "html" setting: book/_ext (extensions, static files,
+    templates) and package-lock.json (the npm assets the pages load and the widget style
+    sheet is made of). When it changes, Sphinx writes every page again (it re-reads and
+    re-executes none), so that no page keeps what an older extension or asset wrote into it.
+    """
     digest = hashlib.sha256()
     ext = Path(__file__).parent
-    for path in sorted(p for p in ext.rglob("*") if p.is_file() and "__pycache__" not in p.parts):
-        digest.update(path.relative_to(ext).as_posix().encode() + b"\0" + path.read_bytes())
+    files = sorted(p for p in ext.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    lock = Path(app.srcdir) / "package-lock.json"
+    named = [(p.relative_to(ext).as_posix(), p) for p in files]
+    for name, path in named + ([(lock.name, lock)] if lock.is_file() else []):
+        digest.update(name.encode() + b"\0" + path.read_bytes())
     config.mha_build_code = digest.hexdigest()
 
 

@@ -25,10 +25,8 @@ rather than silently losing the first view.
 
 from __future__ import annotations
 
-import hashlib
 import html
 import json
-import os
 import re
 from pathlib import Path
 
@@ -99,41 +97,16 @@ def widget_css() -> str:
     return "\n".join(parts)
 
 
-STAMP = ".mha-static-widgets"  # in the built site: what its pages' static copies came from
-
-
-def _fingerprint(css: str) -> str:
-    """These modules, the widget CSS and our static files (whose ?v= checksums pages carry)."""
-    here = Path(__file__).parent
-    h = hashlib.sha256((here / "widget_dom.py").read_bytes() + Path(__file__).read_bytes())
-    h.update(css.encode())
-    for f in sorted((here / "static").iterdir()):
-        h.update(f.name.encode() + f.read_bytes())
-    return h.hexdigest()
-
-
 def write_widget_css(app: Sphinx) -> None:
-    """Write WIDGET_CSS; when it, this module or our static files changed since the pages were
-    written, mark the built pages out of date, so that Sphinx writes them again (with new
-    static copies and ?v= checksums) without reading (executing) them again."""
+    """Write WIDGET_CSS (when it changed). Pages are written again when this module, the
+    static files or package-lock.json change: execution.py's ``mha_build_code``."""
     if app.builder.format != "html":
         return
-    outdir = Path(app.outdir)
     text = widget_css()
-    dst = outdir / WIDGET_CSS
+    dst = Path(app.outdir) / WIDGET_CSS
     if not dst.is_file() or dst.read_text(encoding="utf-8") != text:
         dst.parent.mkdir(parents=True, exist_ok=True)
         dst.write_text(text, encoding="utf-8")
-    stamp, fingerprint = outdir / STAMP, _fingerprint(text)
-    if stamp.is_file() and stamp.read_text() == fingerprint:
-        return
-    stale = 0
-    for page in outdir.rglob("*.html"):
-        os.utime(page, (0, 0))  # older than its source: the builder writes it again
-        stale += 1
-    stamp.write_text(fingerprint)
-    if stale:
-        logger.info(f"static_widgets: {stale} page(s) to write again")
 
 
 def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:

@@ -99,14 +99,16 @@ def axe_violations(page) -> list[Violation]:
 # the article (the page's style sheets, dark mode's included, apply to it as to the views
 # shown). The background is the element's and its ancestors', down to the first opaque one
 # (white if none); "coloured" is anything but white.
-LOW_CONTRAST_CELLS_JS = """
-(min) => {
+# WCAG 2.x contrast in the page: colours of computed styles, relative luminance, and the
+# background an element is seen on (its own and its ancestors', translucent ones composited
+# over those under them, down to the first opaque one; white if none).
+CONTRAST_JS = """
   const rgba = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
   const lum = ([r, g, b]) => {
     const f = (c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
     return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
   };
-  const bgOf = (e) => {  // translucent backgrounds composited over those under them
+  const bgOf = (e) => {
     const layers = [];
     for (; e; e = e.parentElement) {
       const [r, g, b, a = 1] = rgba(getComputedStyle(e).backgroundColor);
@@ -119,6 +121,22 @@ LOW_CONTRAST_CELLS_JS = """
     }
     return bg;
   };
+  const contrast = (fg, bg) => {
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    return (a + 0.05) / (b + 0.05);
+  };
+"""
+
+# The numbers (data-key elements) of every view the page stores, with a coloured background:
+# [key, text colour, background, ratio] of those below ``min``, and how many were checked.
+# The widget manager only puts the views that are shown into the DOM, so every view in the
+# page's widget state (an HTMLModel's value) is also rendered, out of sight, into a box in
+# the article (the page's style sheets, dark mode's included, apply to it as to the views
+# shown). "Coloured" is any background but white.
+LOW_CONTRAST_CELLS_JS = (
+    "(min) => {"
+    + CONTRAST_JS
+    + """
   const low = [];
   let coloured = 0;
   const check = (root) => {
@@ -127,8 +145,7 @@ LOW_CONTRAST_CELLS_JS = """
       if (bg.every((c) => c > 254.5)) continue;
       coloured += 1;
       const fg = rgba(getComputedStyle(e).color).slice(0, 3);
-      const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-      const ratio = (a + 0.05) / (b + 0.05);
+      const ratio = contrast(fg, bg);
       if (ratio < min) {
         low.push([e.dataset.key, fg.join(','), bg.map(Math.round).join(','), +ratio.toFixed(2)]);
       }
@@ -155,6 +172,34 @@ LOW_CONTRAST_CELLS_JS = """
   return {coloured, low};
 }
 """
+)
+
+# Text inside widget outputs whose contrast with its background is below ``min``, as
+# [text, colour, background, ratio].
+LOW_CONTRAST_TEXT_JS = (
+    "(min) => {"
+    + CONTRAST_JS
+    + """
+  const out = [];
+  for (const e of document.querySelectorAll('.cell_output .widget-subarea *')) {
+    const text = Array.from(e.childNodes).filter((n) => n.nodeType === 3)
+        .map((n) => n.textContent.trim()).join('');
+    if (!text || !e.checkVisibility()) continue;
+    const fg = rgba(getComputedStyle(e).color).slice(0, 3), bg = bgOf(e);
+    const ratio = contrast(fg, bg);
+    if (ratio < min) {
+      out.push([text.slice(0, 40), fg.join(','), bg.map(Math.round).join(','), +ratio.toFixed(2)]);
+    }
+  }
+  return out;
+}
+"""
+)
+
+
+def low_contrast_text(page, minimum: float = 3.0) -> list:
+    """Widget output text whose contrast with its background is below ``minimum``."""
+    return page.evaluate(LOW_CONTRAST_TEXT_JS, minimum)
 
 
 def low_contrast_cells(page, minimum: float = AA_CONTRAST) -> tuple[int, list]:

@@ -256,42 +256,6 @@ VISIBLE_VIEWS_JS = """
 """
 
 
-# Text inside widget outputs whose contrast with its background is below ``min`` (WCAG
-# ratio), as [text, colour, background, ratio]. The background is the first non-transparent
-# one of the element or its ancestors.
-LOW_CONTRAST_JS = """
-(min) => {
-  const rgba = (s) => (s.match(/[\\d.]+/g) || []).map(Number);
-  const lum = ([r, g, b]) => {
-    const f = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
-  };
-  const bgOf = (e) => {
-    for (; e; e = e.parentElement) {
-      const c = rgba(getComputedStyle(e).backgroundColor);
-      if (c.length >= 3 && (c.length < 4 || c[3] > 0.5)) return c;
-    }
-    return [255, 255, 255];
-  };
-  const out = [];
-  for (const e of document.querySelectorAll('.cell_output .widget-subarea *')) {
-    const text = Array.from(e.childNodes).filter((n) => n.nodeType === 3)
-        .map((n) => n.textContent.trim()).join('');
-    if (!text || !e.checkVisibility()) continue;
-    const fg = rgba(getComputedStyle(e).color), bg = bgOf(e);
-    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
-    const ratio = (a + 0.05) / (b + 0.05);
-    if (ratio < min) out.push([text.slice(0, 40), fg.join(','), bg.join(','), +ratio.toFixed(2)]);
-  }
-  return out;
-}
-"""
-
-
-def low_contrast(page, minimum: float = 3.0) -> list:
-    return page.evaluate(LOW_CONTRAST_JS, minimum)
-
-
 def settle(page, timeout_ms: int = 20000) -> None:
     state = page.evaluate(SETTLE_JS, timeout_ms)
     if state != "ok":

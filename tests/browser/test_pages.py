@@ -100,9 +100,9 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
 
     # Widget text is readable (contrast >= 3) in light and in dark mode; in dark mode figure
     # images and widget views stay on white (mha-book.css).
-    assert harness.low_contrast(page) == [], f"{rel}: low-contrast widget text (light mode)"
+    assert a11y.low_contrast_text(page) == [], f"{rel}: low-contrast widget text (light mode)"
     page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
-    low = harness.low_contrast(page)
+    low = a11y.low_contrast_text(page)
     assert low == [], f"{rel}: low-contrast widget text in dark mode: {low[:5]}"
     _, low = a11y.low_contrast_cells(page)
     assert low == [], f"{rel}: heatmap numbers below WCAG AA contrast in dark mode: {low[:5]}"
