@@ -120,6 +120,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     from mha.views import budget, explorer, grouped, scaling, trained, training
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
+    monkeypatch.setattr(toy, "WORD_LABELS", (NASTY, "cat", "chased", "the (2nd)", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
     monkeypatch.setattr(trained, "position_labels", lambda words: [NASTY, *words[1:]])
     monkeypatch.setattr(trained, "setting_label", lambda h, d_k: NASTY)
