@@ -81,3 +81,11 @@ def test_numbers_on_coloured_cells_meet_wcag_aa(explorer: Explorer) -> None:
                 assert low == [], f"{name} h={h} d_k={d_k}: {low[:5]}"
                 checked += len(cells)
     assert checked > 100
+
+
+def test_concat_rows_tell_the_two_thes_apart() -> None:
+    from mha.views.explorer import concat_html
+
+    labels = re.findall(r'<th scope="row">([^<]*)</th>', concat_html(3, 3))
+    assert labels == ["the (1st)", "cat", "chased", "the (2nd)", "mouse"]
+    assert len(set(labels)) == len(labels)

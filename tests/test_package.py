@@ -120,6 +120,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     from mha.views import budget, explorer, grouped, scaling, trained, training
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
+    monkeypatch.setattr(toy, "WORD_LABELS", (NASTY, "cat", "chased", "the (2nd)", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
     monkeypatch.setattr(trained, "position_labels", lambda words: [NASTY, *words[1:]])
     monkeypatch.setattr(trained, "setting_label", lambda h, d_k: NASTY)
@@ -166,3 +167,14 @@ def test_source_shows_the_functions_as_they_are_in_their_files() -> None:
 
     fenced = source(odd).data.splitlines()
     assert fenced[0] == "````python" and fenced[-1] == "````"
+
+
+def test_fmt_list_joins_values_as_an_english_list() -> None:
+    from mha.views.text import fmt_list
+
+    assert repr(fmt_list([1, 4, 7])) == "1, 4 and 7"
+    assert repr(fmt_list([5, 9])) == "5 and 9"
+    assert repr(fmt_list([3])) == "3"
+    assert repr(fmt_list([0.31, 0.5], ".1f")) == "0.3 and 0.5"
+    with pytest.raises(ValueError):
+        fmt_list([])

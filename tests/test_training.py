@@ -125,6 +125,15 @@ def test_steps_view_shows_the_runs_snapshot() -> None:
         assert float(shown[key]) == pytest.approx(value, rel=1e-5, abs=1e-6)
 
 
+def test_steps_view_shows_a_tiny_loss_with_its_digits() -> None:
+    run = T.train(T.RunConfig(h=2, steps=5))
+    run.test_loss[run.eval_steps == 5] = 1.8e-5  # a loss as small as a solved run's
+    html = steps_html(run, 5)
+    assert "loss on the held-out sentences" in html
+    shown = re.search(r'data-key="loss" data-value="[^"]+">([^<]+)<', html).group(1)
+    assert shown == "1.8e-05"
+
+
 def test_noun_preference_is_a_weight_per_head_and_noun() -> None:
     model = T.HeadsModel(3, seed=0)
     data = T.all_sentences()

@@ -121,7 +121,7 @@ def concat_html(h: int, d_k: int, seed: int = 0) -> str:
         f'<tr><th scope="row">{esc(word)}</th>'
         + "".join(cell(f"c{r}-{j}", float(c[r, j]), tints[j // d_k]) for j in range(h * d_k))
         + "</tr>"
-        for r, word in enumerate(toy.SENTENCE)
+        for r, word in enumerate(toy.WORD_LABELS)
     )
     width = h * d_k
     verdict = (

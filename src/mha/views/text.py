@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from IPython.display import Markdown
 
@@ -26,6 +26,14 @@ class Shown(str):
 def fmt(value: object, spec: str = "") -> Shown:
     """``format(value, spec)`` as text for the prose: ``fmt(0.8347, ".2f")`` shows ``0.83``."""
     return Shown(format(value, spec))
+
+
+def fmt_list(values: Sequence[object], spec: str = "") -> Shown:
+    """Values as an English list for the prose: ``fmt_list([1, 4, 7])`` shows ``1, 4 and 7``."""
+    if not values:
+        raise ValueError("fmt_list needs at least one value")
+    words = [format(v, spec) for v in values]
+    return Shown(words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1])
 
 
 def source(*functions: Callable[..., object]) -> Markdown:

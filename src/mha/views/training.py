@@ -22,8 +22,8 @@ def steps_html(run: Run, step: int) -> str:
         head_box(f"head {i + 1}: {SHOW[SHOW_VERB]} → …", bars(rows[i], _labels(), f"r{i}"))
         for i in range(rows.shape[0])
     )
-    loss = number("loss", float(run.test_loss[run.eval_steps == step][0]), 3)
-    body = note(f"after {step} steps; loss on the test sentences {loss}")
+    loss = number("loss", float(run.test_loss[run.eval_steps == step][0]), spec=".2g")
+    body = note(f"after {step} steps; loss on the held-out sentences {loss}")
     body += f'<div class="mha-heads">{blocks}</div>'
     return view(
         "training-steps",
