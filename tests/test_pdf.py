@@ -159,8 +159,10 @@ def test_solutions_follow_the_exercises_of_their_chapter() -> None:
     chapters = re.split(r"\\chapter\{", tex)[1:]
     with_exercises = 0
     for chapter in chapters:
-        exercises = [m.start() for m in re.finditer(r"\{Exercise \d+", chapter)]
-        solutions = [m.start() for m in re.finditer(r"\{Solution to Exercise \d+", chapter)]
+        # The exercises' and solutions' own boxes, not references to them (\hyperref[...]{...}).
+        box = r"\\begin\{sphinxadmonition\}\{note\}\{"
+        exercises = [m.start() for m in re.finditer(box + r"Exercise \d+", chapter)]
+        solutions = [m.start() for m in re.finditer(box + r"Solution to Exercise \d+", chapter)]
         assert len(exercises) == len(solutions)
         if not exercises:
             continue
