@@ -6,7 +6,8 @@
   critical violations, one per offending element.
 * :func:`low_contrast_cells`: numbers on coloured cells (``data-key`` elements of every view
   the page shows or stores) whose WCAG contrast with their background, from computed
-  styles, is below AA's 4.5.
+  styles, is below AA's 4.5; :func:`low_contrast_text`: any text of a widget output below
+  a given ratio. Both use :data:`CONTRAST_JS`.
 * :func:`reflow_problems`: the page scrolls sideways, or content sticks out of the viewport
   other than inside a box that scrolls (``overflow-x: auto``) and fits. :data:`SMALL_SCREENS`
   are the viewports it is run at: a phone and 200 % zoom.
@@ -92,13 +93,6 @@ def axe_violations(page) -> list[Violation]:
     return [Violation(**v) for v in page.evaluate(AXE_RUN_JS, list(BLOCKING))]
 
 
-# The numbers (data-key elements) of every view the page stores, with a coloured background:
-# [key, text colour, background, ratio] of those below ``min``, and how many were checked.
-# The widget manager only puts the views that are shown into the DOM, so every view in the
-# page's widget state (an HTMLModel's value) is also rendered, out of sight, into a box in
-# the article (the page's style sheets, dark mode's included, apply to it as to the views
-# shown). The background is the element's and its ancestors', down to the first opaque one
-# (white if none); "coloured" is anything but white.
 # WCAG 2.x contrast in the page: colours of computed styles, relative luminance, and the
 # background an element is seen on (its own and its ancestors', translucent ones composited
 # over those under them, down to the first opaque one; white if none).
