@@ -1,8 +1,9 @@
 // Runs src/mha/views/static/mha_views.mjs for tests/test_js_module.py: one process, many calls.
 //
-// stdin:  {"shared": {name: value, ...}, "calls": [[exportName, [arg, ...]], ...]}
+// stdin:  {"shared": {name: value, ...}, "calls": [[exportName, [arg, ...], keep?], ...]}
 //         where any argument (at any depth) written {"$ref": name} stands for shared[name],
-//         so a model's weights travel once for hundreds of calls.
+//         so a model's weights travel once for hundreds of calls; keep, a list of keys,
+//         returns only those keys of a call's result object (less JSON to carry back).
 // stdout: {"results": [{"value": ...} or {"error": message}, ...]}, one per call, in order.
 import { readFileSync } from "node:fs";
 import * as views from "../../src/mha/views/static/mha_views.mjs";
@@ -22,10 +23,11 @@ function resolve(x) {
   return x;
 }
 
-const results = request.calls.map(([name, args]) => {
+const results = request.calls.map(([name, args, keep]) => {
   if (typeof views[name] !== "function") return { error: `no export named ${name}` };
   try {
-    return { value: views[name](...resolve(args)) };
+    const value = views[name](...resolve(args));
+    return { value: keep ? Object.fromEntries(keep.map((k) => [k, value[k]])) : value };
   } catch (err) {
     return { error: err.message };
   }

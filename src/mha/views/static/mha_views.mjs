@@ -212,12 +212,15 @@ export function scaledDotProduct(Q, K, V = null, mask = null) {
  * X @ W[i] for every head i, as mha.project.
  * @param {number[][]} X (n, d_model)
  * @param {number[][][]} W (h, d_model, d_k)
+ * @param {string[]} [names] what to call X and W in an error message
  * @returns {number[][][]} (h, n, d_k)
  */
-export function project(X, W) {
-  const [, d_model] = checkArray("X", X, 2);
-  const [, d_in] = checkArray("W", W, 3);
-  if (d_in !== d_model) throw new Error(`X ${fmtShape(X)} cannot go into W ${fmtShape(W)}`);
+export function project(X, W, names = ["X", "W"]) {
+  const [, d_model] = checkArray(names[0], X, 2);
+  const [, d_in] = checkArray(names[1], W, 3);
+  if (d_in !== d_model) {
+    throw new Error(`${names[0]} ${fmtShape(X)} cannot go into ${names[1]} ${fmtShape(W)}`);
+  }
   return W.map((Wi) => matmul(X, Wi)); // (h, n, d_k)
 }
 
@@ -259,9 +262,10 @@ export function headWeights(X, W_q, W_k, opts = {}) {
 export function allHeads(X, W_q, W_k, W_v, opts = {}) {
   const X_kv = opts.X_kv ?? X;
   checkHeads(W_q, W_k, W_v);
-  const Q = project(X, W_q); // (h, n_q, d_k)
-  const K = project(X_kv, W_k); // (h, n_k, d_k)
-  const V = W_v == null ? null : project(X_kv, W_v); // (h, n_k, d_v)
+  const kv = opts.X_kv == null ? "X" : "X_kv";
+  const Q = project(X, W_q, ["X", "W_q"]); // (h, n_q, d_k)
+  const K = project(X_kv, W_k, [kv, "W_k"]); // (h, n_k, d_k)
+  const V = W_v == null ? null : project(X_kv, W_v, [kv, "W_v"]); // (h, n_k, d_v)
   const per = Q.map((Qi, i) => scaledDotProduct(Qi, K[i], V && V[i], opts.mask ?? null));
   return { H: V && per.map((r) => r.blend), weights: per.map((r) => r.weights) };
 }
