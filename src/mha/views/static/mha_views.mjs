@@ -32,24 +32,38 @@ function fmtShape(a) {
   return `(${shapeOf(a).join(", ")})`;
 }
 
+// How deep in the module's exported functions the current call is. Every element of an
+// argument is checked by the outermost call only (as mha.checks.boundary does in Python):
+// inner calls check shapes, which is cheap, and trust the numbers.
+let depth = 0;
+
+function boundary(body) {
+  depth += 1;
+  try {
+    return body();
+  } finally {
+    depth -= 1;
+  }
+}
+
 /** Throws unless `a` is a rectangular array of `rank` dimensions of numbers; returns its shape. */
 function checkArray(name, a, rank) {
   const dims = shapeOf(a);
   if (dims.length !== rank || dims.includes(0)) {
     throw new Error(`${name} must be a non-empty array of rank ${rank}, got shape ${fmtShape(a)}`);
   }
-  const walk = (x, depth) => {
-    if (depth === rank) {
-      if (typeof x !== "number") throw new Error(`${name} holds a non-number: ${String(x)}`);
-      return;
-    }
-    if (!(Array.isArray(x) || ArrayBuffer.isView(x)) || x.length !== dims[depth]) {
-      throw new Error(`${name} is ragged: expected shape ${fmtShape(a)} throughout`);
-    }
-    for (const y of x) walk(y, depth + 1);
-  };
-  walk(a, 0);
+  if (depth > 1) return dims;
+  if (!wellFormed(a, dims, 0)) {
+    throw new Error(`${name} must hold numbers, in the shape ${fmtShape(a)} throughout`);
+  }
   return dims;
+}
+
+function wellFormed(x, dims, level) {
+  if (level === dims.length) return typeof x === "number";
+  if (!(Array.isArray(x) || ArrayBuffer.isView(x)) || x.length !== dims[level]) return false;
+  for (let i = 0; i < x.length; i++) if (!wellFormed(x[i], dims, level + 1)) return false;
+  return true;
 }
 
 function checkInt(name, v, min = 1) {
@@ -67,17 +81,19 @@ function checkInt(name, v, min = 1) {
  * @returns {number[][]} (m, p)
  */
 export function matmul(A, B) {
-  const [m, k] = checkArray("A", A, 2);
-  const [k2, p] = checkArray("B", B, 2);
-  if (k !== k2) throw new Error(`cannot multiply A ${fmtShape(A)} by B ${fmtShape(B)}`);
-  return A.map((row) => {
-    const out = new Array(p).fill(0); // (p,)
-    for (let t = 0; t < k; t++) {
-      const a = row[t];
-      const b = B[t];
-      for (let j = 0; j < p; j++) out[j] += a * b[j];
-    }
-    return out;
+  return boundary(() => {
+    const [m, k] = checkArray("A", A, 2);
+    const [k2, p] = checkArray("B", B, 2);
+    if (k !== k2) throw new Error(`cannot multiply A ${fmtShape(A)} by B ${fmtShape(B)}`);
+    return A.map((row) => {
+      const out = new Array(p).fill(0); // (p,)
+      for (let t = 0; t < k; t++) {
+        const a = row[t];
+        const b = B[t];
+        for (let j = 0; j < p; j++) out[j] += a * b[j];
+      }
+      return out;
+    });
   });
 }
 
@@ -195,17 +211,19 @@ export function softmax(scores, allowed = null) {
  * @returns {{blend: number[][] | null, weights: number[][]}} blend (n_q, d_v), weights (n_q, n_k)
  */
 export function scaledDotProduct(Q, K, V = null, mask = null) {
-  const [n_q, d_k] = checkArray("Q", Q, 2);
-  const [n_k, d_k2] = checkArray("K", K, 2);
-  if (d_k !== d_k2) throw new Error(`Q ${fmtShape(Q)} and K ${fmtShape(K)} must agree on d_k`);
-  if (V != null && checkArray("V", V, 2)[0] !== n_k) {
-    throw new Error(`K ${fmtShape(K)} and V ${fmtShape(V)} must agree on n_k`);
-  }
-  checkMask(mask, n_q, n_k);
-  const root = Math.sqrt(d_k);
-  const scores = matmul(Q, transpose(K)).map((row) => row.map((s) => s / root)); // (n_q, n_k)
-  const weights = scores.map((row, i) => softmax(row, mask && mask[i])); // (n_q, n_k)
-  return { blend: V == null ? null : matmul(weights, V), weights }; // (n_q, d_v), (n_q, n_k)
+  return boundary(() => {
+    const [n_q, d_k] = checkArray("Q", Q, 2);
+    const [n_k, d_k2] = checkArray("K", K, 2);
+    if (d_k !== d_k2) throw new Error(`Q ${fmtShape(Q)} and K ${fmtShape(K)} must agree on d_k`);
+    if (V != null && checkArray("V", V, 2)[0] !== n_k) {
+      throw new Error(`K ${fmtShape(K)} and V ${fmtShape(V)} must agree on n_k`);
+    }
+    checkMask(mask, n_q, n_k);
+    const root = Math.sqrt(d_k);
+    const scores = matmul(Q, transpose(K)).map((row) => row.map((s) => s / root)); // (n_q, n_k)
+    const weights = scores.map((row, i) => softmax(row, mask && mask[i])); // (n_q, n_k)
+    return { blend: V == null ? null : matmul(weights, V), weights }; // (n_q, d_v), (n_q, n_k)
+  });
 }
 
 /**
@@ -216,12 +234,14 @@ export function scaledDotProduct(Q, K, V = null, mask = null) {
  * @returns {number[][][]} (h, n, d_k)
  */
 export function project(X, W, names = ["X", "W"]) {
-  const [, d_model] = checkArray(names[0], X, 2);
-  const [, d_in] = checkArray(names[1], W, 3);
-  if (d_in !== d_model) {
-    throw new Error(`${names[0]} ${fmtShape(X)} cannot go into ${names[1]} ${fmtShape(W)}`);
-  }
-  return W.map((Wi) => matmul(X, Wi)); // (h, n, d_k)
+  return boundary(() => {
+    const [, d_model] = checkArray(names[0], X, 2);
+    const [, d_in] = checkArray(names[1], W, 3);
+    if (d_in !== d_model) {
+      throw new Error(`${names[0]} ${fmtShape(X)} cannot go into ${names[1]} ${fmtShape(W)}`);
+    }
+    return W.map((Wi) => matmul(X, Wi)); // (h, n, d_k)
+  });
 }
 
 function checkHeads(W_q, W_k, W_v) {
@@ -260,14 +280,16 @@ export function headWeights(X, W_q, W_k, opts = {}) {
  * @returns {{H: number[][][] | null, weights: number[][][]}} H (h, n_q, d_v), weights (h, n_q, n_k)
  */
 export function allHeads(X, W_q, W_k, W_v, opts = {}) {
-  const X_kv = opts.X_kv ?? X;
-  checkHeads(W_q, W_k, W_v);
-  const kv = opts.X_kv == null ? "X" : "X_kv";
-  const Q = project(X, W_q, ["X", "W_q"]); // (h, n_q, d_k)
-  const K = project(X_kv, W_k, [kv, "W_k"]); // (h, n_k, d_k)
-  const V = W_v == null ? null : project(X_kv, W_v, [kv, "W_v"]); // (h, n_k, d_v)
-  const per = Q.map((Qi, i) => scaledDotProduct(Qi, K[i], V && V[i], opts.mask ?? null));
-  return { H: V && per.map((r) => r.blend), weights: per.map((r) => r.weights) };
+  return boundary(() => {
+    const X_kv = opts.X_kv ?? X;
+    checkHeads(W_q, W_k, W_v);
+    const kv = opts.X_kv == null ? "X" : "X_kv";
+    const Q = project(X, W_q, ["X", "W_q"]); // (h, n_q, d_k)
+    const K = project(X_kv, W_k, [kv, "W_k"]); // (h, n_k, d_k)
+    const V = W_v == null ? null : project(X_kv, W_v, [kv, "W_v"]); // (h, n_k, d_v)
+    const per = Q.map((Qi, i) => scaledDotProduct(Qi, K[i], V && V[i], opts.mask ?? null));
+    return { H: V && per.map((r) => r.blend), weights: per.map((r) => r.weights) };
+  });
 }
 
 /**
@@ -276,8 +298,10 @@ export function allHeads(X, W_q, W_k, W_v, opts = {}) {
  * @returns {number[][]} (n, h*d_v)
  */
 export function concatHeads(H) {
-  checkArray("H", H, 3);
-  return H[0].map((_, i) => H.flatMap((Hh) => Hh[i])); // (n, h*d_v)
+  return boundary(() => {
+    checkArray("H", H, 3);
+    return H[0].map((_, i) => H.flatMap((Hh) => Hh[i])); // (n, h*d_v)
+  });
 }
 
 /**
@@ -294,19 +318,21 @@ export function concatHeads(H) {
  *   out (n_q, d_out), weights (h, n_q, n_k), H (h, n_q, d_v)
  */
 export function multiHeadAttention(X, W_q, W_k, W_v, W_o, opts = {}) {
-  if (W_v == null) throw new Error("multiHeadAttention needs W_v");
-  const { H, weights } = allHeads(X, W_q, W_k, W_v, opts); // (h, n_q, d_v), (h, n_q, n_k)
-  const [h, , d_v] = shapeOf(H);
-  const [rows] = checkArray("W_o", W_o, 2);
-  if (rows !== h * d_v) {
-    throw new Error(`W_o ${fmtShape(W_o)} must have h*d_v = ${h}*${d_v} = ${h * d_v} rows`);
-  }
-  const on = opts.heads ?? new Array(h).fill(true);
-  if (on.length !== h || !on.every((v) => typeof v === "boolean")) {
-    throw new Error(`heads must be ${h} booleans, one per head, got ${JSON.stringify(on)}`);
-  }
-  const kept = W_o.map((row, r) => (on[Math.floor(r / d_v)] ? row : row.map(() => 0))); // (h*d_v, d_out)
-  return { out: matmul(concatHeads(H), kept), weights, H }; // (n_q, d_out)
+  return boundary(() => {
+    if (W_v == null) throw new Error("multiHeadAttention needs W_v");
+    const { H, weights } = allHeads(X, W_q, W_k, W_v, opts); // (h, n_q, d_v), (h, n_q, n_k)
+    const [h, , d_v] = shapeOf(H);
+    const [rows] = checkArray("W_o", W_o, 2);
+    if (rows !== h * d_v) {
+      throw new Error(`W_o ${fmtShape(W_o)} must have h*d_v = ${h}*${d_v} = ${h * d_v} rows`);
+    }
+    const on = opts.heads ?? new Array(h).fill(true);
+    if (on.length !== h || !on.every((v) => typeof v === "boolean")) {
+      throw new Error(`heads must be ${h} booleans, one per head, got ${JSON.stringify(on)}`);
+    }
+    const kept = W_o.map((row, r) => (on[Math.floor(r / d_v)] ? row : row.map(() => 0))); // (h*d_v, d_out)
+    return { out: matmul(concatHeads(H), kept), weights, H }; // (n_q, d_out)
+  });
 }
 
 // ----------------------------------------------------------------------------- the trained model
@@ -325,6 +351,14 @@ export function positions(n, d_model) {
       return c % 2 ? Math.cos(angle) : Math.sin(angle);
     }),
   );
+}
+
+const positionCache = new Map();
+
+function cachedPositions(n, d_model) {
+  const key = `${n},${d_model}`;
+  if (!positionCache.has(key)) positionCache.set(key, positions(n, d_model));
+  return positionCache.get(key);
 }
 
 /**
@@ -387,32 +421,41 @@ function argmax(row) {
  *   atVerb (d_model,), the layer's output row at the verb
  */
 export function modelForward(model, tokens, verb, heads = null) {
-  const [vocab, d_model] = checkArray("embed", model.embed, 2);
-  const n = tokens.length;
-  if (!tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocab)) {
-    throw new Error(`tokens must be word ids 0..${vocab - 1}, got [${tokens}]`);
-  }
-  if (!Number.isInteger(verb) || verb < 0 || verb >= n) {
-    throw new Error(`verb must be a position 0..${n - 1}, got ${verb}`);
-  }
-  const pe = model.pe ?? positions(n, d_model); // (>= n, d_model)
-  const X = tokens.map((t, p) => model.embed[t].map((v, c) => v + pe[p][c])); // (n, d_model)
-  const { out, weights } = multiHeadAttention(X, model.W_q, model.W_k, model.W_v, model.W_o, {
-    heads: heads ?? undefined,
-  }); // (n, d_model), (h, n, n)
-  const atVerb = out[verb]; // (d_model,)
-  const [, outs] = checkArray("read", model.read, 2);
-  if (outs % 2 || model.bias.length !== outs) {
-    throw new Error(`read ${fmtShape(model.read)} and bias ${fmtShape(model.bias)} must give 2*nouns`);
-  }
-  const flat = matmul([atVerb], model.read)[0].map((v, j) => v + model.bias[j]); // (2*nouns,)
-  const logits = [flat.slice(0, outs / 2), flat.slice(outs / 2)]; // (2, nouns)
-  return {
-    logits,
-    answer: { subject: argmax(logits[0]), object: argmax(logits[1]) },
-    weights,
-    atVerb,
-  };
+  return boundary(() => {
+    const [vocab, d_model] = checkArray("embed", model.embed, 2);
+    for (const name of ["W_q", "W_k", "W_v"]) checkArray(name, model[name], 3);
+    checkArray("W_o", model.W_o, 2);
+    checkArray("bias", model.bias, 1);
+    const n = tokens.length;
+    if (!tokens.every((t) => Number.isInteger(t) && t >= 0 && t < vocab)) {
+      throw new Error(`tokens must be word ids 0..${vocab - 1}, got [${tokens}]`);
+    }
+    if (!Number.isInteger(verb) || verb < 0 || verb >= n) {
+      throw new Error(`verb must be a position 0..${n - 1}, got ${verb}`);
+    }
+    const pe = model.pe ?? cachedPositions(n, d_model); // (>= n, d_model)
+    const [rows, cols] = checkArray("pe", pe, 2);
+    if (rows < n || cols !== d_model) {
+      throw new Error(`pe ${fmtShape(pe)} must cover n = ${n} words of d_model = ${d_model}`);
+    }
+    const X = tokens.map((t, p) => model.embed[t].map((v, c) => v + pe[p][c])); // (n, d_model)
+    const { out, weights } = multiHeadAttention(X, model.W_q, model.W_k, model.W_v, model.W_o, {
+      heads: heads ?? undefined,
+    }); // (n, d_model), (h, n, n)
+    const atVerb = out[verb]; // (d_model,)
+    const [, outs] = checkArray("read", model.read, 2);
+    if (outs % 2 || model.bias.length !== outs) {
+      throw new Error(`read ${fmtShape(model.read)} and bias ${fmtShape(model.bias)} must give 2*nouns`);
+    }
+    const flat = matmul([atVerb], model.read)[0].map((v, j) => v + model.bias[j]); // (2*nouns,)
+    const logits = [flat.slice(0, outs / 2), flat.slice(outs / 2)]; // (2, nouns)
+    return {
+      logits,
+      answer: { subject: argmax(logits[0]), object: argmax(logits[1]) },
+      weights,
+      atVerb,
+    };
+  });
 }
 
 // ----------------------------------------------------------------------------- cost
