@@ -210,7 +210,10 @@ def test_bad_shapes_and_masks_fail_with_a_message_that_names_them() -> None:
         ]
         for x, m in cases
     ]
+    not_numbers = [["the", "cat"], ["chased", "mouse"]]  # words where numbers belong
+    calls.append(["multiHeadAttention", [not_numbers, *(w.tolist() for w in (W_q, W_k, W_v, W_o))]])
     results = run_js(calls)
+    assert results.pop()["error"] == "X must hold numbers, in the shape (2, 2) throughout"
     for (x, m), r in zip(cases, results, strict=True):
         with pytest.raises(ValueError):
             mha.cross_attention(x, x, W_q, W_k, W_v, W_o, mask=m)
@@ -303,8 +306,8 @@ def ablated_logits(model: torch.nn.Module, batch: data.Sentences, on: list[bool]
 
 def test_every_stored_run_answers_as_the_model_does() -> None:
     test = data.split()[1]
-    tokens, verbs = test.tokens.tolist(), test.verb.tolist()
-    shared, calls, expect = {}, [], []
+    N, tokens, verbs = len(test), test.tokens.tolist(), test.verb.tolist()
+    shared, calls, blocks = {}, [], []  # blocks: (first call, weights or None, logits)
     for h, d_k in SETTINGS:
         for seed in SEEDS:
             model = load_model(h, d_k, seed)
@@ -313,23 +316,34 @@ def test_every_stored_run_answers_as_the_model_does() -> None:
             with torch.no_grad():
                 weights = model(test)[1]  # (N, h, n, n)
             for on in patterns(h):
-                logits = ablated_logits(model, test, on)  # (N, 2, nouns)
                 full = all(on)
-                for i in range(len(test)):
-                    keep = ["logits", "answer"] + (["weights"] if full else [])
-                    calls.append(["modelForward", [{"$ref": name}, tokens[i], verbs[i], on], keep])
-                    expect.append((logits[i], weights[i] if full else None))
+                blocks.append(
+                    (len(calls), weights if full else None, ablated_logits(model, test, on))
+                )
+                keep = ["logits", "answer"] + (["weights"] if full else [])
+                calls += [
+                    ["modelForward", [{"$ref": name}, t, v, on], keep]
+                    for t, v in zip(tokens, verbs, strict=True)
+                ]
     got = values(run_js(calls, shared))
     worst_logit = worst_weight = 0.0
-    for (logits, weights), js in zip(expect, got, strict=True):
-        assert [js["answer"]["subject"], js["answer"]["object"]] == logits.argmax(-1).tolist()
-        worst_logit = max(worst_logit, float((f64(js["logits"]) - logits).abs().max()))
+    changed = 0  # answers that an ablation changes: switching heads off must matter somewhere
+    for start, weights, logits in blocks:
+        js = got[start : start + N]
+        answers = torch.tensor([[r["answer"]["subject"], r["answer"]["object"]] for r in js])
+        assert torch.equal(answers, logits.argmax(-1))  # (N, 2)
         if weights is not None:
-            worst_weight = max(worst_weight, float((f64(js["weights"]) - weights).abs().max()))
+            full_answers = answers
+        changed += int((answers != full_answers).sum())
+        worst_logit = max(worst_logit, float((f64([r["logits"] for r in js]) - logits).abs().max()))
+        if weights is not None:
+            js_w = f64([r["weights"] for r in js])  # (N, h, n, n)
+            worst_weight = max(worst_weight, float((js_w - weights).abs().max()))
     runs = len(SETTINGS) * len(SEEDS)
     print(
-        f"\n{runs} stored runs x {len(test)} held-out sentences, {len(calls)} forward passes "
+        f"\n{runs} stored runs x {N} held-out sentences, {len(calls)} forward passes "
         f"(ablations included): max abs error on logits {worst_logit:.2e}, "
-        f"on weights {worst_weight:.2e}; every answer identical"
+        f"on weights {worst_weight:.2e}; every answer identical ({changed} changed by ablations)"
     )
     assert worst_logit <= LOGIT_TOL and worst_weight <= WEIGHT_TOL
+    assert changed > 0

@@ -244,7 +244,10 @@ export function project(X, W, names = ["X", "W"]) {
   });
 }
 
-function checkHeads(W_q, W_k, W_v) {
+/** The arguments of allHeads and multiHeadAttention; the projections check the widths. */
+function checkHeads(X, W_q, W_k, W_v, X_kv) {
+  checkArray("X", X, 2);
+  if (X_kv != null) checkArray("X_kv", X_kv, 2);
   const [h, d, d_k] = checkArray("W_q", W_q, 3);
   const [hk, dk_in, d_k2] = checkArray("W_k", W_k, 3);
   if (hk !== h || d_k2 !== d_k) {
@@ -282,7 +285,7 @@ export function headWeights(X, W_q, W_k, opts = {}) {
 export function allHeads(X, W_q, W_k, W_v, opts = {}) {
   return boundary(() => {
     const X_kv = opts.X_kv ?? X;
-    checkHeads(W_q, W_k, W_v);
+    checkHeads(X, W_q, W_k, W_v, opts.X_kv);
     const kv = opts.X_kv == null ? "X" : "X_kv";
     const Q = project(X, W_q, ["X", "W_q"]); // (h, n_q, d_k)
     const K = project(X_kv, W_k, [kv, "W_k"]); // (h, n_k, d_k)
@@ -320,6 +323,7 @@ export function concatHeads(H) {
 export function multiHeadAttention(X, W_q, W_k, W_v, W_o, opts = {}) {
   return boundary(() => {
     if (W_v == null) throw new Error("multiHeadAttention needs W_v");
+    checkHeads(X, W_q, W_k, W_v, opts.X_kv);
     const { H, weights } = allHeads(X, W_q, W_k, W_v, opts); // (h, n_q, d_v), (h, n_q, n_k)
     const [h, , d_v] = shapeOf(H);
     const [rows] = checkArray("W_o", W_o, 2);
