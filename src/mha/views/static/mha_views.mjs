@@ -303,7 +303,11 @@ export function allHeads(X, W_q, W_k, W_v, opts = {}) {
 export function concatHeads(H) {
   return boundary(() => {
     checkArray("H", H, 3);
-    return H[0].map((_, i) => H.flatMap((Hh) => Hh[i])); // (n, h*d_v)
+    return H[0].map((_, i) => {
+      const row = []; // (h*d_v,)
+      for (const Hh of H) for (const v of Hh[i]) row.push(v);
+      return row;
+    }); // (n, h*d_v)
   });
 }
 
