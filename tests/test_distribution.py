@@ -66,6 +66,7 @@ def test_the_package_builds_a_wheel_that_installs_and_imports(tmp_path: Path) ->
     assert f"Homepage, {REPO.pages_url}" in meta.get_all("Project-URL")
     modules = {p.relative_to(ROOT / "src").as_posix() for p in (ROOT / "src/mha").rglob("*.py")}
     assert modules == {n for n in names if n.endswith(".py")}
+    assert "mha/views/static/mha_views.mjs" in names  # the views' maths in JavaScript
 
     site = tmp_path / "site"
     subprocess.run([*pip, "install", "--no-deps", "--no-index", "-t", site, wheel], check=True)

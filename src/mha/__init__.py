@@ -58,6 +58,9 @@ The views (HTML and widgets that work with a kernel and without one):
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
       views.captions   figure captions in JupyterLab, read from the figure cells' metadata
+      views/static/mha_views.mjs  the views' maths in JavaScript (attention, masks, the
+                       trained model, cost counts) for the browser and Node; checked against
+                       mha and PyTorch by tests/test_js_module.py
 """
 
 from mha.attention import (
