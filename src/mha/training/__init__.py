@@ -8,6 +8,7 @@ Modules:
     store  trained weights kept with the package (``make weights`` writes them)
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
+    ablation  heads switched off after training, one at a time, and what is left
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -59,21 +60,31 @@ from mha.training.probe import (
     verb_noun_weights,
 )
 from mha.training.store import (
+    ALL_SEEDS,
+    EXTRA_SEEDS,
     GRID,
+    LONG_STEPS,
+    METRICS_GRID,
     SEEDS,
     SETTINGS,
     StoredRun,
     StoredWeightsError,
     load_model,
     load_run,
+    loss_curve,
+    metrics,
 )
 
 __all__ = [
     "ADJECTIVES",
+    "ALL_SEEDS",
     "D_MODEL",
     "EVAL_EVERY",
+    "EXTRA_SEEDS",
     "GRID",
+    "LONG_STEPS",
     "MAX_LEN",
+    "METRICS_GRID",
     "NOUNS",
     "PAD",
     "ROLES",
@@ -105,8 +116,10 @@ __all__ = [
     "head_spread",
     "load_model",
     "load_run",
+    "loss_curve",
     "loss_fn",
     "make_symmetric",
+    "metrics",
     "noun_choice",
     "noun_preference",
     "perturb",
