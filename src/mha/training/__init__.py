@@ -62,6 +62,7 @@ from mha.training.probe import (
 from mha.training.store import (
     ALL_SEEDS,
     EXTRA_SEEDS,
+    EXTRA_SETTINGS,
     GRID,
     LONG_STEPS,
     METRICS_GRID,
@@ -73,6 +74,7 @@ from mha.training.store import (
     load_run,
     loss_curve,
     metrics,
+    seeds_of,
 )
 
 __all__ = [
@@ -81,6 +83,7 @@ __all__ = [
     "D_MODEL",
     "EVAL_EVERY",
     "EXTRA_SEEDS",
+    "EXTRA_SETTINGS",
     "GRID",
     "LONG_STEPS",
     "MAX_LEN",
@@ -127,6 +130,7 @@ __all__ = [
     "readout_with_rows",
     "role_of",
     "role_weights",
+    "seeds_of",
     "show_rows",
     "split",
     "train",

@@ -294,6 +294,11 @@ def metrics(
     return dict(_record(h, d_k, seed, steps, folder)["metrics"])
 
 
+def seeds_of(h: int, d_k: int) -> tuple[int, ...]:
+    """Every seed whose final metrics are stored for ``h`` heads of width ``d_k``."""
+    return ALL_SEEDS if (h, d_k) in EXTRA_SETTINGS else SEEDS
+
+
 def loss_curve(
     h: int, d_k: int, seed: int, steps: int = 400, folder: Path | None = None
 ) -> tuple[Tensor, Tensor]:
