@@ -6,6 +6,7 @@ Modules:
     loop   training runs: settings, the Adam loop, what a run records
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
     store  trained weights kept with the package (``make weights`` writes them)
+    more  more runs, metrics only: more seeds, and one head trained longer
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
     ablation  heads switched off after training, one at a time, and what is left
@@ -45,6 +46,14 @@ from mha.training.loop import (
     with_steps,
 )
 from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.more import (
+    ALL_SEEDS,
+    EXTRA_SEEDS,
+    EXTRA_SETTINGS,
+    LONG_STEPS,
+    METRICS_GRID,
+    seeds_of,
+)
 from mha.training.probe import (
     SOLVED_AT,
     both_right,
@@ -60,12 +69,7 @@ from mha.training.probe import (
     verb_noun_weights,
 )
 from mha.training.store import (
-    ALL_SEEDS,
-    EXTRA_SEEDS,
-    EXTRA_SETTINGS,
     GRID,
-    LONG_STEPS,
-    METRICS_GRID,
     SEEDS,
     SETTINGS,
     StoredRun,
@@ -74,7 +78,6 @@ from mha.training.store import (
     load_run,
     loss_curve,
     metrics,
-    seeds_of,
 )
 
 __all__ = [

@@ -8,13 +8,10 @@ writes, into :data:`WEIGHTS_DIR`:
   one array ``seed{s}.{name}`` per parameter (the fixed position vectors are not stored);
 * ``runs.json``: per run, its settings, its final loss and accuracy on the training and
   held-out sentences, and the held-out loss every ``EVAL_EVERY`` steps;
-* ``metrics.json``: the same records, without weights, for the runs of
-  :data:`METRICS_GRID`: more seeds (:data:`EXTRA_SEEDS`) of the settings
-  :data:`EXTRA_SETTINGS`, so that their counts of solved runs rest on more than ten
-  starts, and the single head of every stored seed trained for :data:`LONG_STEPS` steps
-  instead of 400.
+* ``metrics.json``: the same records, without weights, for more runs
+  (:data:`mha.training.more.METRICS_GRID`, written by :func:`mha.training.more.write_metrics`).
 
-Both are written byte for byte the same on every run of the command, so a change shows up
+All are written byte for byte the same on every run of the command, so a change shows up
 in ``git diff`` only when the numbers change. :func:`load_model` and :func:`load_run` read
 them back; a missing, corrupt or out-of-date file raises :class:`StoredWeightsError`,
 which names the file and the command that writes it again. :func:`metrics` and
@@ -50,16 +47,6 @@ SEEDS: tuple[int, ...] = tuple(range(10))
 GRID: tuple[RunConfig, ...] = tuple(
     RunConfig(h=h, d_k=d_k, seed=s) for h, d_k in SETTINGS for s in SEEDS
 )
-# Metrics only (no weights): more seeds for the settings whose comparison with one head ten
-# seeds left open (2 and 4 narrow heads, 9 of 10 solved each, against 4 of 10), and the
-# single head trained longer.
-EXTRA_SEEDS: tuple[int, ...] = tuple(range(10, 20))
-ALL_SEEDS: tuple[int, ...] = SEEDS + EXTRA_SEEDS
-EXTRA_SETTINGS: tuple[tuple[int, int], ...] = ((1, 12), (2, 6), (4, 3))
-LONG_STEPS = 1200
-METRICS_GRID: tuple[RunConfig, ...] = tuple(
-    RunConfig(h=h, d_k=d_k, seed=s) for h, d_k in EXTRA_SETTINGS for s in EXTRA_SEEDS
-) + tuple(RunConfig(h=1, d_k=12, seed=s, steps=LONG_STEPS) for s in SEEDS)
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 RUNS_FILE = "runs.json"
 METRICS_FILE = "metrics.json"
@@ -158,20 +145,6 @@ def write_all(
     for (h, d_k), arr in arrays.items():
         _write_npz(weights_file(h, d_k, folder), arr)
     (folder / RUNS_FILE).write_text(runs_text(records), encoding="utf-8")
-    return time.perf_counter() - start
-
-
-def write_metrics(
-    folder: Path | None = None,
-    configs: tuple[RunConfig, ...] = METRICS_GRID,
-    jobs: int | None = None,
-) -> float:
-    """Train ``configs`` and write only their records, to ``metrics.json``; returns seconds."""
-    folder = folder or WEIGHTS_DIR
-    folder.mkdir(parents=True, exist_ok=True)
-    start = time.perf_counter()
-    records = [record for _, _, record in _train_many(configs, jobs)]
-    (folder / METRICS_FILE).write_text(runs_text(records), encoding="utf-8")
     return time.perf_counter() - start
 
 
@@ -289,14 +262,9 @@ def load_run(h: int, d_k: int, seed: int, folder: Path | None = None) -> StoredR
 def metrics(
     h: int, d_k: int, seed: int, folder: Path | None = None, steps: int = 400
 ) -> dict[str, float]:
-    """The final metrics recorded for one run (no weights are read): ``runs.json`` for the
-    runs whose weights are stored, ``metrics.json`` for :data:`METRICS_GRID`."""
+    """The final metrics recorded for one run (no weights are read), from ``runs.json`` for
+    the runs whose weights are stored, else from ``metrics.json``."""
     return dict(_record(h, d_k, seed, steps, folder)["metrics"])
-
-
-def seeds_of(h: int, d_k: int) -> tuple[int, ...]:
-    """Every seed whose final metrics are stored for ``h`` heads of width ``d_k``."""
-    return ALL_SEEDS if (h, d_k) in EXTRA_SETTINGS else SEEDS
 
 
 def loss_curve(
@@ -307,12 +275,3 @@ def loss_curve(
     return torch.tensor(record["eval_steps"]), torch.tensor(
         record["test_loss"], dtype=torch.float64
     )
-
-
-def main() -> None:
-    """``make weights``: train :data:`GRID` and :data:`METRICS_GRID`, write the files, say how
-    long it took."""
-    seconds = write_all() + write_metrics()
-    total = sum(p.stat().st_size for p in WEIGHTS_DIR.iterdir())
-    runs = len(GRID) + len(METRICS_GRID)
-    print(f"{runs} runs in {seconds:.0f} s; {WEIGHTS_DIR}: {total / 1e3:.0f} kB")
