@@ -10,7 +10,7 @@ import torch
 
 from mha import training as T
 from mha.stats import wilson_interval
-from mha.training import reference, store
+from mha.training import more, reference, store
 
 # A few settings retrained from scratch (seconds each): a narrow one and the full-width one.
 RETRAINED = [(1, 12, 3), (2, 12, 7), (6, 2, 0)]
@@ -52,9 +52,50 @@ def test_the_grid_covers_every_explorer_setting() -> None:
     assert any(h * d_k != T.D_MODEL for h, d_k in store.SETTINGS)  # a full-width setting
     assert len(store.SEEDS) >= 10
     files = {p.name for p in store.WEIGHTS_DIR.iterdir()}
-    assert files == {store.RUNS_FILE, *(store.weights_file(*s).name for s in store.SETTINGS)}
+    weights = {store.weights_file(*s).name for s in store.SETTINGS}
+    assert files == {store.RUNS_FILE, store.METRICS_FILE, *weights}
     total = sum(p.stat().st_size for p in store.WEIGHTS_DIR.iterdir())
     assert total < 1_000_000, f"{total} bytes of stored weights"
+
+
+def test_every_metrics_only_run_is_stored_and_one_is_what_training_produces() -> None:
+    """metrics.json holds every run of METRICS_GRID; one of them is trained again here."""
+    for config in more.METRICS_GRID:
+        assert config.d_k is not None
+        m = store.metrics(config.h, config.d_k, config.seed, steps=config.steps)
+        assert 0 <= m["test_both"] <= min(m["test_subject"], m["test_object"]) <= 1
+    config = next(c for c in more.METRICS_GRID if c.h == 4)
+    assert config.seed not in store.SEEDS  # a seed whose weights are not stored
+    run = T.train(config, progress=False, keep_model=False)
+    assert config.d_k is not None
+    saved = store.metrics(config.h, config.d_k, config.seed)
+    for key, value in run.metrics.items():
+        assert saved[key] == pytest.approx(value, rel=0, abs=1e-10), key
+    steps, loss = store.loss_curve(config.h, config.d_k, config.seed)
+    assert torch.equal(steps, run.eval_steps)
+    torch.testing.assert_close(loss, run.test_loss, rtol=0, atol=1e-10)
+
+
+def test_a_longer_run_begins_as_the_stored_run() -> None:
+    """The single head trained for LONG_STEPS repeats the stored 400-step run at first."""
+    long = [c for c in more.METRICS_GRID if c.steps == more.LONG_STEPS]
+    assert {c.seed for c in long} == set(store.SEEDS)
+    steps, loss = store.loss_curve(1, 12, 0, steps=more.LONG_STEPS)
+    stored = store.load_run(1, 12, 0)
+    first = steps <= stored.config.steps
+    assert torch.equal(steps[first], stored.eval_steps)
+    torch.testing.assert_close(loss[first], stored.test_loss, rtol=0, atol=1e-10)
+    assert int(steps[-1]) == more.LONG_STEPS
+
+
+def test_a_missing_metrics_run_names_the_file_and_the_command(copy: Path) -> None:
+    with pytest.raises(store.StoredWeightsError, match=r"metrics\.json has no up-to-date run"):
+        store.metrics(3, 4, 10, folder=copy)  # three heads: no extra seeds are stored
+    (copy / store.METRICS_FILE).unlink()
+    store._read_records.cache_clear()  # the file was read above
+    with pytest.raises(store.StoredWeightsError, match=r"metrics\.json is missing.*make weights"):
+        store.metrics(1, 12, 10, folder=copy)
+    assert store.metrics(1, 12, 0, folder=copy)  # runs.json alone still serves its runs
 
 
 def test_a_loaded_model_computes_what_the_weights_say() -> None:
@@ -123,8 +164,14 @@ def test_writing_is_reproducible_byte_for_byte(tmp_path: Path) -> None:
     configs = (T.RunConfig(h=2, d_k=6, seed=0, steps=3), T.RunConfig(h=2, d_k=6, seed=1, steps=3))
     store.write_all(tmp_path / "a", configs, jobs=1)
     store.write_all(tmp_path / "b", configs, jobs=2)  # in two worker processes
-    for name in ("h2_dk6.npz", store.RUNS_FILE):
+    more.write_metrics(tmp_path / "a", configs, jobs=1)
+    more.write_metrics(tmp_path / "b", configs, jobs=2)
+    for name in ("h2_dk6.npz", store.RUNS_FILE, store.METRICS_FILE):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    # metrics.json holds the same records as runs.json for the same runs
+    assert (tmp_path / "a" / store.METRICS_FILE).read_bytes() == (
+        tmp_path / "a" / store.RUNS_FILE
+    ).read_bytes()
 
 
 # Newcombe (1998), Statistics in Medicine 17:857-872, Table I, method 3 (Wilson score).

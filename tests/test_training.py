@@ -248,3 +248,30 @@ def test_a_settings_summary_counts_what_the_weights_do() -> None:
     assert s.weights == sum(p.numel() for p in T.HeadsModel(1).parameters())
     counts = results.kind_counts([["subject", "object"], ["noun", "mixed"], ["subject", "noun"]])
     assert counts == {"subject": 2, "object": 1, "noun": 2, "mixed": 1, "role_split": 1}
+
+
+def test_switching_a_head_off_drops_its_term_and_nothing_else() -> None:
+    """ablation.without_head against the layer rebuilt with that head's row set to zero."""
+    from mha.training import ablation
+
+    model = T.HeadsModel(3, seed=4)
+    data = T.split()[1]
+    for head in range(3):
+        rows = T.edited_rows(model, data, "none")  # (N, h, n)
+        rows[:, head] = 0.0
+        by_hand = T.readout_with_rows(model, data, rows)  # (N, 2, nouns)
+        with torch.no_grad():
+            off, _ = ablation.without_head(model, head)(data)  # (N, 2, nouns)
+        torch.testing.assert_close(off, by_hand, rtol=0, atol=1e-12)
+    everything_off = model
+    for head in range(3):
+        everything_off = ablation.without_head(everything_off, head)
+    with torch.no_grad():
+        logits, _ = everything_off(data)  # (N, 2, nouns): the read-out's bias alone
+    assert torch.equal(logits, model.bias.detach().view(2, -1).expand_as(logits))
+    acc = ablation.ablate(model, data)  # (h + 1, 3)
+    assert acc.shape == (4, 3) and acc[0].tolist() == [
+        T.evaluate(model, data)[k] for k in ("subject", "object", "both")
+    ]
+    with pytest.raises(ValueError, match="head 3 does not exist"):
+        ablation.without_head(model, 3)

@@ -6,8 +6,10 @@ Modules:
     loop   training runs: settings, the Adam loop, what a run records
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
     store  trained weights kept with the package (``make weights`` writes them)
+    more  more runs, metrics only: more seeds, and one head trained longer
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
+    ablation  heads switched off after training, one at a time, and what is left
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -44,6 +46,14 @@ from mha.training.loop import (
     with_steps,
 )
 from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.more import (
+    ALL_SEEDS,
+    EXTRA_SEEDS,
+    EXTRA_SETTINGS,
+    LONG_STEPS,
+    METRICS_GRID,
+    seeds_of,
+)
 from mha.training.probe import (
     SOLVED_AT,
     both_right,
@@ -66,14 +76,21 @@ from mha.training.store import (
     StoredWeightsError,
     load_model,
     load_run,
+    loss_curve,
+    metrics,
 )
 
 __all__ = [
     "ADJECTIVES",
+    "ALL_SEEDS",
     "D_MODEL",
     "EVAL_EVERY",
+    "EXTRA_SEEDS",
+    "EXTRA_SETTINGS",
     "GRID",
+    "LONG_STEPS",
     "MAX_LEN",
+    "METRICS_GRID",
     "NOUNS",
     "PAD",
     "ROLES",
@@ -105,8 +122,10 @@ __all__ = [
     "head_spread",
     "load_model",
     "load_run",
+    "loss_curve",
     "loss_fn",
     "make_symmetric",
+    "metrics",
     "noun_choice",
     "noun_preference",
     "perturb",
@@ -114,6 +133,7 @@ __all__ = [
     "readout_with_rows",
     "role_of",
     "role_weights",
+    "seeds_of",
     "show_rows",
     "split",
     "train",

@@ -1,6 +1,6 @@
-"""``python -m mha.training`` (``make weights``): train every stored setting, write the files."""
+"""``python -m mha.training`` (``make weights``): train every stored run, write the files."""
 
-from mha.training.store import main
+from mha.training.more import main
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,6 @@
 """What the stored runs show, setting by setting: how many seeds solved the task, how sure
-that count is, and what kind of job each trained head took."""
+that count is, whether two settings' counts differ, and what kind of job each trained head
+took."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from mha.stats import wilson_interval
+from mha.stats import fisher_exact, newcombe_interval, wilson_interval
 from mha.training.data import all_sentences
 from mha.training.probe import SOLVED_AT, head_kinds
 from mha.training.store import SEEDS, load_model, metrics
@@ -50,6 +51,34 @@ def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
     weights = sum(p.numel() for p in load_model(h, d_k, seeds[0]).parameters())
     loss = tuple(m["test_loss"] for m in ms)
     return Setting(h, d_k, weights, len(seeds), solved, low, high, both, loss)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Two settings' solved counts compared (``a`` against ``b``).
+
+    Attributes:
+        a, b: the two settings.
+        low, high: Newcombe's 95 % interval for the difference of their solved shares,
+            ``a.solved / a.runs - b.solved / b.runs``.
+        p: two-sided p-value of Fisher's exact test that both counts come from one rate.
+    """
+
+    a: Setting
+    b: Setting
+    low: float
+    high: float
+    p: float
+
+    @property
+    def difference(self) -> float:
+        return self.a.solved / self.a.runs - self.b.solved / self.b.runs
+
+
+def compare(a: Setting, b: Setting) -> Comparison:
+    """Fisher's exact test and Newcombe's interval for ``a``'s solved share minus ``b``'s."""
+    low, high = newcombe_interval(a.solved, a.runs, b.solved, b.runs)
+    return Comparison(a, b, low, high, fisher_exact(a.solved, a.runs, b.solved, b.runs))
 
 
 def kinds(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> list[list[str]]:

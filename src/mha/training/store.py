@@ -7,12 +7,15 @@ writes, into :data:`WEIGHTS_DIR`:
 * ``h{h}_dk{d_k}.npz``: the trained parameters of every seed of one setting, float64,
   one array ``seed{s}.{name}`` per parameter (the fixed position vectors are not stored);
 * ``runs.json``: per run, its settings, its final loss and accuracy on the training and
-  held-out sentences, and the held-out loss every ``EVAL_EVERY`` steps.
+  held-out sentences, and the held-out loss every ``EVAL_EVERY`` steps;
+* ``metrics.json``: the same records, without weights, for more runs
+  (:data:`mha.training.more.METRICS_GRID`, written by :func:`mha.training.more.write_metrics`).
 
-Both are written byte for byte the same on every run of the command, so a change shows up
+All are written byte for byte the same on every run of the command, so a change shows up
 in ``git diff`` only when the numbers change. :func:`load_model` and :func:`load_run` read
 them back; a missing, corrupt or out-of-date file raises :class:`StoredWeightsError`,
-which names the file and the command that writes it again.
+which names the file and the command that writes it again. :func:`metrics` and
+:func:`loss_curve` read either file.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import os
 import time
 import zipfile
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from functools import cache
@@ -45,6 +49,7 @@ GRID: tuple[RunConfig, ...] = tuple(
 )
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 RUNS_FILE = "runs.json"
+METRICS_FILE = "metrics.json"
 COMMAND = "make weights"
 _SAVED = ("steps", "lr", "batch", "init", "eps")  # settings a stored run must share with GRID
 
@@ -105,6 +110,26 @@ def runs_text(records: list[dict]) -> str:
     return '{"runs": [\n' + lines + "\n]}\n"
 
 
+def _train_many(
+    configs: tuple[RunConfig, ...], jobs: int | None
+) -> Iterator[tuple[RunConfig, dict[str, np.ndarray], dict]]:
+    """Train ``configs`` in ``jobs`` processes, yielding each run's arrays and record in order."""
+    jobs = jobs or os.cpu_count() or 1
+    # Fresh worker processes ("spawn"): a forked copy of a process whose torch threads have
+    # already run can hang.
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) if jobs > 1 else None
+    try:
+        for config, arr, record, seconds in (pool.map if pool else map)(_train_one, configs):
+            print(
+                f"h = {config.h}, d_k = {config.d_k}, seed {config.seed}, "
+                f"{config.steps} steps: {seconds:.1f} s"
+            )
+            yield config, arr, record
+    finally:
+        if pool:
+            pool.shutdown()
+
+
 def write_all(
     folder: Path | None = None, configs: tuple[RunConfig, ...] = GRID, jobs: int | None = None
 ) -> float:
@@ -114,18 +139,9 @@ def write_all(
     start = time.perf_counter()
     arrays: dict[tuple[int, int], dict[str, np.ndarray]] = {}
     records = []
-    jobs = jobs or os.cpu_count() or 1
-    # Fresh worker processes ("spawn"): a forked copy of a process whose torch threads have
-    # already run can hang.
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) if jobs > 1 else None
-    try:
-        for config, arr, record, seconds in (pool.map if pool else map)(_train_one, configs):
-            print(f"h = {config.h}, d_k = {config.d_k}, seed {config.seed}: {seconds:.1f} s")
-            arrays.setdefault((config.h, config.d_k), {}).update(arr)
-            records.append(record)
-    finally:
-        if pool:
-            pool.shutdown()
+    for config, arr, record in _train_many(configs, jobs):
+        arrays.setdefault((config.h, config.d_k), {}).update(arr)
+        records.append(record)
     for (h, d_k), arr in arrays.items():
         _write_npz(weights_file(h, d_k, folder), arr)
     (folder / RUNS_FILE).write_text(runs_text(records), encoding="utf-8")
@@ -159,15 +175,34 @@ class StoredRun:
 
 
 @cache
-def _records(folder: Path) -> dict[tuple[int, int, int], dict]:
-    path = folder / RUNS_FILE
+def _read_records(path: Path) -> dict[tuple[int, int, int, int], dict]:
+    """The records of one runs file, by ``(h, d_k, seed, steps)``."""
     if not path.is_file():
         raise _problem(path, "is missing")
     try:
         runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        return {(r["h"], r["d_k"], r["seed"]): r for r in runs}
+        return {(r["h"], r["d_k"], r["seed"], r["steps"]): r for r in runs}
     except (ValueError, KeyError, TypeError) as err:
         raise _problem(path, f"is corrupt ({type(err).__name__}: {err})") from err
+
+
+def _records(folder: Path) -> dict[tuple[int, int, int], dict]:
+    """``runs.json``'s records (the runs whose weights are stored), by ``(h, d_k, seed)``."""
+    return {key[:3]: r for key, r in _read_records(folder / RUNS_FILE).items()}
+
+
+def _record(h: int, d_k: int, seed: int, steps: int, folder: Path | None) -> dict:
+    """The up-to-date record of one run, from ``runs.json`` or else ``metrics.json``."""
+    folder = folder or WEIGHTS_DIR
+    config = RunConfig(h=h, d_k=d_k, seed=seed, steps=steps)
+    for name in (RUNS_FILE, METRICS_FILE):
+        record = _read_records(folder / name).get((h, d_k, seed, steps))
+        if record is not None and all(record.get(k) == getattr(config, k) for k in _SAVED):
+            return record
+    raise _problem(
+        folder / METRICS_FILE,
+        f"has no up-to-date run for h={h} d_k={d_k} seed={seed} steps={steps}",
+    )
 
 
 @cache
@@ -224,16 +259,19 @@ def load_run(h: int, d_k: int, seed: int, folder: Path | None = None) -> StoredR
     )
 
 
-def metrics(h: int, d_k: int, seed: int, folder: Path | None = None) -> dict[str, float]:
-    """The final metrics ``runs.json`` records for one run (no weights are read)."""
-    record = _records(folder or WEIGHTS_DIR).get((h, d_k, seed))
-    if record is None:
-        raise _problem((folder or WEIGHTS_DIR) / RUNS_FILE, f"has no run h={h} d_k={d_k}")
-    return dict(record["metrics"])
+def metrics(
+    h: int, d_k: int, seed: int, folder: Path | None = None, steps: int = 400
+) -> dict[str, float]:
+    """The final metrics recorded for one run (no weights are read), from ``runs.json`` for
+    the runs whose weights are stored, else from ``metrics.json``."""
+    return dict(_record(h, d_k, seed, steps, folder)["metrics"])
 
 
-def main() -> None:
-    """``make weights``: train :data:`GRID`, write the files, say how long it took."""
-    seconds = write_all()
-    total = sum(p.stat().st_size for p in WEIGHTS_DIR.iterdir())
-    print(f"{len(GRID)} runs in {seconds:.0f} s; {WEIGHTS_DIR}: {total / 1e3:.0f} kB")
+def loss_curve(
+    h: int, d_k: int, seed: int, steps: int = 400, folder: Path | None = None
+) -> tuple[Tensor, Tensor]:
+    """``(eval_steps, test_loss)``, each ``(k,)``: one run's held-out loss as it trained."""
+    record = _record(h, d_k, seed, steps, folder)
+    return torch.tensor(record["eval_steps"]), torch.tensor(
+        record["test_loss"], dtype=torch.float64
+    )

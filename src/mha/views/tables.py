@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from mha.training import Run, role_of
-from mha.training.results import Setting
+from mha.stats import wilson_interval
+from mha.training import SOLVED_AT, Run, role_of
+from mha.training.ablation import Removal
+from mha.training.results import Comparison, Setting
 
 
 def results_table(runs: list[Run]) -> str:
@@ -71,3 +73,71 @@ def kinds_table(rows: dict[tuple[int, int], dict[str, int]]) -> str:
             f"{c['role_split']} |"
         )
     return "\n".join(lines)
+
+
+def comparison_table(comparisons: list[Comparison]) -> str:
+    """A Markdown table: per pair of settings, both solved counts, Newcombe's 95 % interval
+    for the difference of their shares, and Fisher's exact p-value."""
+    lines = [
+        "| setting | solved | against | solved | difference | 95 % interval | Fisher's p |",
+        "|:---|---:|:---|---:|---:|:---:|---:|",
+    ]
+    for c in comparisons:
+        lines.append(
+            f"| {_name(c.a.h, c.a.d_k)} | {c.a.solved} of {c.a.runs} | {_name(c.b.h, c.b.d_k)} | "
+            f"{c.b.solved} of {c.b.runs} | {c.difference:+.2f} | "
+            f"{c.low:+.2f} to {c.high:+.2f} | {_p(c.p)} |"
+        )
+    return "\n".join(lines)
+
+
+def removal_table(removals: list[Removal]) -> str:
+    """A Markdown table: per setting, held-out both-right accuracy with all heads and with one
+    head switched off (lowest and highest over heads and seeds), and how many runs still
+    solve the task without the head they need least, with its Wilson 95 % interval."""
+    lines = [
+        "| heads h | width d_k | runs solved | both right, all heads: mean "
+        "| one head off: lowest to highest | solved runs that survive losing a head "
+        "| 95 % interval |",
+        "|---:|---:|---:|---:|:---:|---:|:---:|",
+    ]
+    for r in removals:
+        solved = int(r.solved.sum())
+        survive = int((r.solved & r.spare.any(-1)).sum())
+        low, high = wilson_interval(survive, solved) if solved else (float("nan"),) * 2
+        off = r.acc[:, 1:, 2]  # (runs, h)
+        lines.append(
+            f"| {r.h} | {r.d_k} | {solved} of {len(r.seeds)} | {float(r.acc[:, 0, 2].mean()):.3f} "
+            f"| {float(off.min()):.3f} to {float(off.max()):.3f} | {survive} of {solved} "
+            f"| {low:.2f} to {high:.2f} |"
+        )
+    return "\n".join(lines)
+
+
+def longer_table(
+    short: dict[int, dict[str, float]], long: dict[int, dict[str, float]], steps: int, more: int
+) -> str:
+    """A Markdown table: per seed, held-out accuracy and loss after ``steps`` and after ``more``
+    steps of the same run (``short`` and ``long`` map seeds to their recorded metrics)."""
+    lines = [
+        f"| seed | both right, {steps} steps | both right, {more} steps "
+        f"| held-out loss, {steps} steps | held-out loss, {more} steps "
+        f"| solved at {more} steps |",
+        "|---:|---:|---:|---:|---:|:---:|",
+    ]
+    for seed, m in short.items():
+        m2 = long[seed]
+        done = "yes" if m2["test_both"] >= SOLVED_AT else "no"
+        lines.append(
+            f"| {seed} | {m['test_both']:.3f} | {m2['test_both']:.3f} | {m['test_loss']:.3f} "
+            f"| {m2['test_loss']:.3f} | {done} |"
+        )
+    return "\n".join(lines)
+
+
+def _name(h: int, d_k: int) -> str:
+    return f"{h} × {d_k}"
+
+
+def _p(p: float) -> str:
+    return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
