@@ -8,6 +8,7 @@ Modules:
     store  trained weights kept with the package (``make weights`` writes them)
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
+    variants  tied-values heads (several rows, one shared value space): their stored runs
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -43,7 +44,14 @@ from mha.training.loop import (
     train,
     with_steps,
 )
-from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.model import (
+    HeadsModel,
+    TiedValuesModel,
+    head_spread,
+    loss_fn,
+    make_symmetric,
+    perturb,
+)
 from mha.training.probe import (
     SOLVED_AT,
     both_right,
@@ -93,6 +101,7 @@ __all__ = [
     "Sentences",
     "StoredRun",
     "StoredWeightsError",
+    "TiedValuesModel",
     "all_sentences",
     "batch",
     "both_right",
