@@ -80,7 +80,9 @@ def test_even_summed_weights_cannot_tell_the_nouns_apart() -> None:
     """eq-blend-split for the tied layer: rows whose sum gives subject and object the same
     weight give the same output when the two nouns are swapped; uneven rows do not."""
     model = TiedValuesModel(2, seed=3, d_k=6)
-    pair = T.batch([["the", "cat", "chased", "the", "mouse"], ["the", "mouse", "chased", "the", "cat"]])
+    pair = T.batch(
+        [["the", "cat", "chased", "the", "mouse"], ["the", "mouse", "chased", "the", "cat"]]
+    )
     head1 = torch.tensor([0.1, 0.6, 0.1, 0.1, 0.0, 0.05, 0.05], dtype=torch.float64)  # (7,)
     head2 = torch.tensor([0.1, 0.0, 0.1, 0.1, 0.6, 0.05, 0.05], dtype=torch.float64)  # (7,)
     even = torch.stack([head1, head2]).expand(2, 2, 7)  # (2, h, 7): summed row even on nouns
@@ -99,9 +101,7 @@ def test_readout_with_its_own_rows_is_the_model() -> None:
     rows = T.edited_rows(model, test, "none")  # (N, h, n)
     torch.testing.assert_close(T.readout_with_rows(model, test, rows), logits, rtol=0, atol=1e-12)
     pooled = T.edited_rows(model, test, "pool")  # (N, h, n): same sum, so the same answers
-    torch.testing.assert_close(
-        T.readout_with_rows(model, test, pooled), logits, rtol=0, atol=1e-12
-    )
+    torch.testing.assert_close(T.readout_with_rows(model, test, pooled), logits, rtol=0, atol=1e-12)
 
 
 def test_pooling_changes_ordinary_heads() -> None:
@@ -115,7 +115,7 @@ def test_pooling_changes_ordinary_heads() -> None:
 
 
 def test_tied_heads_refuse_symmetric_starts() -> None:
-    with pytest.raises(ValueError, match="init='random'"):
+    with pytest.raises(ValueError, match=r"from init=.random. only"):
         T.build(T.RunConfig(h=2, tied_dv=12, init="symmetric"))
     with pytest.raises(ValueError, match="share W_v"):
         T.make_symmetric(TiedValuesModel(2, d_k=6))
@@ -152,9 +152,7 @@ def test_the_stored_tied_runs_are_what_training_produces(tmp_path: Path) -> None
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     again = variants.load_tied(3, 4, 6, folder=tmp_path / "a")
     stored = variants.load_tied(3, 4, 6)
-    for (name, p), q in zip(
-        again.model.named_parameters(), stored.model.parameters(), strict=True
-    ):
+    for (name, p), q in zip(again.model.named_parameters(), stored.model.parameters(), strict=True):
         torch.testing.assert_close(p, q, rtol=0, atol=1e-10, msg=name)
     (rec,) = json.loads((tmp_path / "a" / f"{variants.NAME}.json").read_text())["runs"]
     assert rec["metrics"] == pytest.approx(stored.metrics, rel=0, abs=1e-10)
@@ -164,3 +162,15 @@ def test_the_stored_tied_runs_are_what_training_produces(tmp_path: Path) -> None
 def test_a_missing_tied_file_names_the_command(tmp_path: Path) -> None:
     with pytest.raises(T.StoredWeightsError, match="make weights"):
         variants.load_tied(2, 6, 0, folder=tmp_path)
+
+
+def test_the_summed_subject_share_is_read_from_the_added_rows() -> None:
+    model = TiedValuesModel(3, seed=8, d_k=4)
+    test = T.split()[1]
+    with torch.no_grad():
+        _, weights = model(test)  # (N, h, n, n)
+    share = T.summed_subject_share(model, test)  # (N,)
+    for k in (0, 17, 250):
+        row = weights[k, :, int(test.verb[k])].sum(0)  # (n,): the heads' rows added
+        s, o = float(row[int(test.subject_pos[k])]), float(row[int(test.object_pos[k])])
+        assert float(share[k]) == pytest.approx(s / (s + o), rel=1e-12)

@@ -172,10 +172,10 @@ def solved_by_variant(
         shift = (k - (len(groups) - 1) / 2) * width
         style = {"color": head_colour(k), "marker": markers[k % 4], "linestyle": "none"}
         xs = [labels.index(x) + shift for x in settings]
-        share, low, high = (
-            [v[i] for v in settings.values()] for i in range(3)
-        )  # (settings,) each
-        errors = [[s - lo for s, lo in zip(share, low)], [hi - s for s, hi in zip(share, high)]]
+        share, low, high = ([v[i] for v in settings.values()] for i in range(3))  # (settings,) each
+        below = [s - lo for s, lo in zip(share, low, strict=True)]  # (settings,)
+        above = [hi - s for s, hi in zip(share, high, strict=True)]  # (settings,)
+        errors = [below, above]
         left.errorbar(xs, share, yerr=errors, capsize=4, markersize=8, label=kind, **style)
         for x, v in zip(xs, settings.values(), strict=True):
             accs = list(v[3])

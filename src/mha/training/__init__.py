@@ -55,6 +55,7 @@ from mha.training.model import (
 from mha.training.probe import (
     SOLVED_AT,
     both_right,
+    edited_both_right,
     edited_rows,
     evaluate,
     head_kinds,
@@ -64,6 +65,7 @@ from mha.training.probe import (
     role_of,
     role_weights,
     show_rows,
+    summed_subject_share,
     verb_noun_weights,
 )
 from mha.training.store import (
@@ -107,6 +109,7 @@ __all__ = [
     "both_right",
     "build",
     "cached_run",
+    "edited_both_right",
     "edited_rows",
     "encode",
     "evaluate",
@@ -125,6 +128,7 @@ __all__ = [
     "role_weights",
     "show_rows",
     "split",
+    "summed_subject_share",
     "train",
     "verb_noun_weights",
     "with_steps",

@@ -90,7 +90,8 @@ def build(config: RunConfig) -> HeadsModel:
     """The model a run starts from."""
     if config.tied_dv is not None:
         if config.init != "random":
-            raise ValueError(f"tied-values heads start only from init='random', got {config.init!r}")
+            msg = f"tied-values heads start from init='random' only, not {config.init!r}"
+            raise ValueError(msg)
         return TiedValuesModel(config.h, config.seed, d_k=config.d_k, d_v=config.tied_dv)
     model = HeadsModel(config.h, config.seed, d_k=config.d_k)
     if config.init in ("symmetric", "perturbed"):

@@ -95,7 +95,8 @@ class HeadsModel(torch.nn.Module):
             rows: ``(N, h, n)``, head ``i``'s weights over the ``n`` words.
 
         Returns:
-            ``(N, d_model)``: ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, concatenated, ``W_o``.
+            ``(N, d_model)``: ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, side by side,
+            times ``W_o``.
         """
         V = torch.einsum("bnd,hdk->bhnk", X, self.W_v)  # (N, h, n, d_k)
         heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output

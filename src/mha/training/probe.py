@@ -41,6 +41,17 @@ def role_weights(model: HeadsModel, batch: Sentences) -> Tensor:
     return torch.stack([subj, obj, 1 - subj - obj], dim=-1).mean(0)  # (h, 3)
 
 
+def summed_subject_share(model: HeadsModel, batch: Sentences) -> Tensor:
+    """The subject's share of the noun weight in the heads' rows ADDED: ``(N,)``.
+
+    ``sum_i subj_i / sum_i (subj_i + obj_i)`` over heads ``i``, for the verb of each sentence:
+    the proportion in which a layer that adds its heads' averages in shared columns
+    (:class:`~mha.training.model.TiedValuesModel`) delivers the two nouns. 1/2 is even.
+    """
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    return subj.sum(-1) / (subj + obj).sum(-1)  # (N,)
+
+
 def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
     """How much each head's verb row weighs each noun, whatever its role: ``(h, len(NOUNS))``.
 
@@ -174,3 +185,10 @@ def edited_rows(model: HeadsModel, batch: Sentences, edit: str) -> Tensor:
         raise ValueError(f"edit must be 'none', 'swap', 'even' or 'pool', got {edit!r}")
     rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos] = s, o
     return rows
+
+
+def edited_both_right(model: HeadsModel, batch: Sentences, edit: str) -> float:
+    """Share of ``batch`` answered right (both nouns) when the verb's rows are edited by
+    :func:`edited_rows` (``"none"``, ``"swap"``, ``"even"`` or ``"pool"``) and read out by
+    :func:`readout_with_rows`."""
+    return both_right(readout_with_rows(model, batch, edited_rows(model, batch, edit)), batch)

@@ -33,6 +33,7 @@ from torch import Tensor
 from mha.training.data import D_MODEL
 from mha.training.loop import EVAL_EVERY, RunConfig, train
 from mha.training.model import TiedValuesModel
+from mha.training.results import Setting, summed_up
 from mha.training.store import StoredWeightsError, _write_npz, runs_text
 
 TIED_DV = D_MODEL  # one shared value space as wide as the word vectors: width is no bottleneck
@@ -140,7 +141,9 @@ def _arrays(folder: Path) -> dict[str, np.ndarray]:
         raise _problem(path, f"is corrupt ({type(err).__name__}: {err})") from err
 
 
-def load_tied(h: int, d_k: int, seed: int, d_v: int = TIED_DV, folder: Path | None = None) -> TiedRun:
+def load_tied(
+    h: int, d_k: int, seed: int, d_v: int = TIED_DV, folder: Path | None = None
+) -> TiedRun:
     """One stored tied-values run (``h`` heads, query/key width ``d_k``, shared ``d_v``)."""
     folder = folder or VARIANTS_DIR
     config = RunConfig(h=h, d_k=d_k, seed=seed, tied_dv=d_v)
@@ -171,6 +174,14 @@ def tied_metrics(h: int, d_k: int, seed: int, d_v: int = TIED_DV) -> dict[str, f
     if rec is None:
         raise _problem(VARIANTS_DIR / f"{NAME}.json", f"has no run h={h} d_k={d_k} d_v={d_v}")
     return dict(rec["metrics"])
+
+
+def tied_setting(h: int, d_k: int, d_v: int = TIED_DV) -> Setting:
+    """The stored tied runs of ``h`` heads (query/key width ``d_k``, shared ``d_v``), summed up
+    as :func:`mha.training.results.setting` sums up the ordinary ones."""
+    ms = [tied_metrics(h, d_k, s, d_v) for s in TIED_SEEDS]
+    weights = sum(p.numel() for p in TiedValuesModel(h, d_k=d_k, d_v=d_v).parameters())
+    return summed_up(h, d_k, weights, ms)
 
 
 def main() -> None:

@@ -71,3 +71,29 @@ def kinds_table(rows: dict[tuple[int, int], dict[str, int]]) -> str:
             f"{c['role_split']} |"
         )
     return "\n".join(lines)
+
+
+def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) -> str:
+    """A Markdown table comparing ordinary heads with tied-values heads, setting by setting.
+
+    Args:
+        one: the single head's setting (its own row; it has nothing to compare within).
+        rows: per ``h``, ``(ordinary, tied, p_vs_ordinary, p_vs_one)``: the two settings and
+            Fisher's exact test of the tied count against the ordinary and the one-head count.
+    """
+
+    def count(s: Setting) -> str:
+        return f"{s.solved} of {s.runs} ({s.low:.2f} to {s.high:.2f})"
+
+    lines = [
+        "| heads h | query/key width d_k | own values: solved (95 % interval) "
+        "| tied values: solved (95 % interval) | tied against own: Fisher p "
+        "| tied against one head: Fisher p |",
+        "|---:|---:|:---:|:---:|---:|---:|",
+        f"| {one.h} | {one.d_k} | {count(one)} | (one head is both) | | |",
+    ]
+    for own, tied, p_own, p_one in rows:
+        lines.append(
+            f"| {tied.h} | {tied.d_k} | {count(own)} | {count(tied)} | {p_own:.3f} | {p_one:.3f} |"
+        )
+    return "\n".join(lines)
