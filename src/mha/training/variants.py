@@ -37,8 +37,9 @@ from mha.training.results import Setting, summed_up
 from mha.training.store import StoredWeightsError, _write_npz, runs_text
 
 TIED_DV = D_MODEL  # one shared value space as wide as the word vectors: width is no bottleneck
-# (h, d_k): the narrow settings of mha.training.store, each head's query/key width d_model / h.
-TIED_SETTINGS: tuple[tuple[int, int], ...] = ((2, 6), (3, 4), (4, 3), (6, 2))
+# (h, d_k): two of the narrow settings of mha.training.store, each head's query/key width
+# d_model / h (one run takes about as long as an ordinary one; 4 and 6 heads are not run).
+TIED_SETTINGS: tuple[tuple[int, int], ...] = ((2, 6), (3, 4))
 TIED_SEEDS: tuple[int, ...] = tuple(range(10))
 TIED_GRID: tuple[RunConfig, ...] = tuple(
     RunConfig(h=h, d_k=d_k, seed=s, tied_dv=TIED_DV) for h, d_k in TIED_SETTINGS for s in TIED_SEEDS
@@ -86,7 +87,11 @@ def record(config: RunConfig) -> tuple[dict[str, np.ndarray], dict]:
 
 
 def write_all(folder: Path | None = None, configs: tuple[RunConfig, ...] = TIED_GRID) -> float:
-    """Train ``configs`` one after another and write both files; returns seconds taken."""
+    """Train ``configs`` one after another and write both files; returns seconds taken.
+
+    The files are written again after every run, so the runs finished so far can be read
+    while the rest train; the last writing holds them all.
+    """
     folder = folder or VARIANTS_DIR
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
@@ -97,9 +102,11 @@ def write_all(folder: Path | None = None, configs: tuple[RunConfig, ...] = TIED_
         arr, rec = record(config)
         arrays |= arr
         records.append(rec)
-        print(f"tied {key(config)} seed {config.seed}: {time.perf_counter() - t0:.1f} s")
-    _write_npz(folder / f"{NAME}.npz", arrays)
-    (folder / f"{NAME}.json").write_text(runs_text(records), encoding="utf-8")
+        print(
+            f"tied {key(config)} seed {config.seed}: {time.perf_counter() - t0:.1f} s", flush=True
+        )
+        _write_npz(folder / f"{NAME}.npz", arrays)
+        (folder / f"{NAME}.json").write_text(runs_text(records), encoding="utf-8")
     return time.perf_counter() - start
 
 
