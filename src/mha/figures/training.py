@@ -152,35 +152,37 @@ def noun_weight_scatter(ax: Axes, subject: Tensor, obj: Tensor, title: str) -> N
 
 
 def solved_by_variant(
-    groups: dict[str, dict[str, tuple[float, float, float, Sequence[float]]]], bar: float
+    groups: dict[str, dict[str, tuple[float, float, float, Sequence[float]]]],
+    per_run: str,
+    bar: float | None = None,
 ) -> Figure:
     """Two panels comparing kinds of layer setting by setting, one marker and colour per kind.
 
     Left: the share of seeds that solved the task, with its 95 % interval as an error bar.
-    Right: every seed's held-out both-right accuracy, with a dotted line at ``bar``.
+    Right: one number per run (one marker per seed), e.g. its held-out accuracy.
 
     Args:
-        groups: ``{kind: {setting label: (share solved, low, high, accuracies)}}``; settings
-            with the same label share a place on the x axis, each kind a small offset.
-        bar: the accuracy a run needs to count as solved.
+        groups: ``{kind: {setting label: (share solved, low, high, per-run values)}}``;
+            settings with the same label share a place on the x axis, each kind an offset.
+        per_run: the right panel's y label.
+        bar: if given, a dotted line at this height in the right panel.
     """
     labels = list(dict.fromkeys(x for g in groups.values() for x in g))
     markers = ("o", "^", "s", "D")
     fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    width = 0.5 / max(len(groups), 1)
+    width = 0.6 / max(len(groups), 1)
     for k, (kind, settings) in enumerate(groups.items()):
         shift = (k - (len(groups) - 1) / 2) * width
         style = {"color": head_colour(k), "marker": markers[k % 4], "linestyle": "none"}
         xs = [labels.index(x) + shift for x in settings]
-        share, low, high = ([v[i] for v in settings.values()] for i in range(3))  # (settings,) each
+        share, low, high = ([v[i] for v in settings.values()] for i in range(3))  # (settings,)
         below = [s - lo for s, lo in zip(share, low, strict=True)]  # (settings,)
         above = [hi - s for s, hi in zip(share, high, strict=True)]  # (settings,)
-        errors = [below, above]
-        left.errorbar(xs, share, yerr=errors, capsize=4, markersize=8, label=kind, **style)
+        left.errorbar(xs, share, yerr=[below, above], capsize=4, markersize=8, label=kind, **style)
         for x, v in zip(xs, settings.values(), strict=True):
-            accs = list(v[3])
-            jitter = [x + 0.6 * width * ((i % 5) / 4 - 0.5) for i in range(len(accs))]
-            right.plot(jitter, accs, markersize=6, alpha=0.75, **style)
+            values = list(v[3])
+            spread = [x + 0.7 * width * ((i % 5) / 4 - 0.5) for i in range(len(values))]
+            right.plot(spread, values, markersize=6, alpha=0.75, **style)
     for ax in (left, right):
         ax.set_xticks(range(len(labels)), labels)
         ax.set_xlim(-0.6, len(labels) - 0.4)
@@ -188,8 +190,8 @@ def solved_by_variant(
     left.set_ylim(-0.03, 1.03)
     left.set_ylabel("share of seeds that solved the task\n(bar: 95 % interval)")
     left.legend(frameon=False, loc="lower right")
-    right.axhline(bar, color="#555555", linestyle=":", linewidth=1.5)
-    right.text(len(labels) - 0.45, bar, f"{bar:g}", ha="right", va="bottom", fontsize=9)
-    right.set_ylabel("both nouns right, held-out share\n(one marker per seed)")
+    if bar is not None:
+        right.axhline(bar, color="#555555", linestyle=":", linewidth=1.5)
+    right.set_ylabel(per_run)
     fig.tight_layout()
     return fig

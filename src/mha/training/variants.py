@@ -37,9 +37,8 @@ from mha.training.results import Setting, summed_up
 from mha.training.store import StoredWeightsError, _write_npz, runs_text
 
 TIED_DV = D_MODEL  # one shared value space as wide as the word vectors: width is no bottleneck
-# (h, d_k): two of the narrow settings of mha.training.store, each head's query/key width
-# d_model / h (one run takes about as long as an ordinary one; 4 and 6 heads are not run).
-TIED_SETTINGS: tuple[tuple[int, int], ...] = ((2, 6), (3, 4))
+# (h, d_k): the narrow settings of mha.training.store, each head's query/key width d_model / h.
+TIED_SETTINGS: tuple[tuple[int, int], ...] = ((2, 6), (3, 4), (4, 3), (6, 2))
 TIED_SEEDS: tuple[int, ...] = tuple(range(10))
 TIED_GRID: tuple[RunConfig, ...] = tuple(
     RunConfig(h=h, d_k=d_k, seed=s, tied_dv=TIED_DV) for h, d_k in TIED_SETTINGS for s in TIED_SEEDS
