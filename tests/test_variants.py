@@ -15,18 +15,15 @@ from mha.training.model import TiedValuesModel
 
 
 def by_hand(model: TiedValuesModel, tokens: torch.Tensor) -> torch.Tensor:
-    """The tied layer's output ``(N, n, d_model)``, one head and one sentence at a time, with
-    the softmax written out: ``sum_i softmax(Q_i K_i^T / sqrt(d_k)) X W_v W_o``."""
-    outs = []
-    for sentence in tokens:
-        X = model.embed[sentence] + model.pe  # (n, d_model)
-        summed = torch.zeros(len(sentence), len(sentence), dtype=X.dtype)  # (n, n)
-        for i in range(model.h):
-            scores = (X @ model.W_q[i]) @ (X @ model.W_k[i]).T / model.d_k**0.5  # (n, n)
-            e = torch.exp(scores - scores.max(dim=1, keepdim=True).values)  # (n, n)
-            summed += e / e.sum(dim=1, keepdim=True)  # (n, n)
-        outs.append(summed @ X @ model.W_v @ model.W_o)  # (n, d_model)
-    return torch.stack(outs)  # (N, n, d_model)
+    """The tied layer's output ``(N, n, d_model)``, one head at a time, with the softmax
+    written out: ``sum_i softmax(Q_i K_i^T / sqrt(d_k)) X W_v W_o``."""
+    X = model.embed[tokens] + model.pe  # (N, n, d_model)
+    summed = torch.zeros(*tokens.shape, tokens.shape[1], dtype=X.dtype)  # (N, n, n)
+    for i in range(model.h):
+        scores = (X @ model.W_q[i]) @ (X @ model.W_k[i]).transpose(1, 2) / model.d_k**0.5
+        e = torch.exp(scores - scores.amax(dim=2, keepdim=True))  # (N, n, n)
+        summed += e / e.sum(dim=2, keepdim=True)  # (N, n, n): head i's rows added in
+    return summed @ X @ model.W_v @ model.W_o  # (N, n, d_model)
 
 
 @pytest.mark.parametrize(("h", "d_k", "d_v"), [(2, 6, 12), (3, 4, 5), (1, 12, 7)])
