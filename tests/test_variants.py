@@ -153,7 +153,9 @@ def test_the_stored_tied_runs_are_what_training_produces(tmp_path: Path) -> None
         torch.testing.assert_close(p, q, rtol=0, atol=1e-10, msg=name)
     (rec,) = json.loads((tmp_path / "a" / f"{variants.NAME}.json").read_text())["runs"]
     assert rec["metrics"] == pytest.approx(stored.metrics, rel=0, abs=1e-10)
-    torch.testing.assert_close(torch.tensor(rec["test_loss"]), stored.test_loss, rtol=0, atol=1e-10)
+    torch.testing.assert_close(
+        torch.tensor(rec["test_loss"], dtype=torch.float64), stored.test_loss, rtol=0, atol=1e-10
+    )
 
 
 def test_a_missing_tied_file_names_the_command(tmp_path: Path) -> None:
