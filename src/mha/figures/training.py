@@ -149,3 +149,49 @@ def noun_weight_scatter(ax: Axes, subject: Tensor, obj: Tensor, title: str) -> N
     ax.set_ylabel("weight on the object")
     ax.set_title(title, fontsize=11)
     ax.spines[["top", "right"]].set_visible(False)
+
+
+def solved_by_variant(
+    groups: dict[str, dict[str, tuple[float, float, float, Sequence[float]]]],
+    per_run: str,
+    bar: float | None = None,
+) -> Figure:
+    """Two panels comparing kinds of layer setting by setting, one marker and colour per kind.
+
+    Left: the share of seeds that solved the task, with its 95 % interval as an error bar.
+    Right: one number per run (one marker per seed), e.g. its held-out accuracy.
+
+    Args:
+        groups: ``{kind: {setting label: (share solved, low, high, per-run values)}}``;
+            settings with the same label share a place on the x axis, each kind an offset.
+        per_run: the right panel's y label.
+        bar: if given, a dotted line at this height in the right panel.
+    """
+    labels = list(dict.fromkeys(x for g in groups.values() for x in g))
+    markers = ("o", "^", "s", "D")
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    width = 0.6 / max(len(groups), 1)
+    for k, (kind, settings) in enumerate(groups.items()):
+        shift = (k - (len(groups) - 1) / 2) * width
+        style = {"color": head_colour(k), "marker": markers[k % 4], "linestyle": "none"}
+        xs = [labels.index(x) + shift for x in settings]
+        share, low, high = ([v[i] for v in settings.values()] for i in range(3))  # (settings,)
+        below = [s - lo for s, lo in zip(share, low, strict=True)]  # (settings,)
+        above = [hi - s for s, hi in zip(share, high, strict=True)]  # (settings,)
+        left.errorbar(xs, share, yerr=[below, above], capsize=4, markersize=8, label=kind, **style)
+        for x, v in zip(xs, settings.values(), strict=True):
+            values = list(v[3])
+            spread = [x + 0.7 * width * ((i % 5) / 4 - 0.5) for i in range(len(values))]
+            right.plot(spread, values, markersize=6, alpha=0.75, **style)
+    for ax in (left, right):
+        ax.set_xticks(range(len(labels)), labels)
+        ax.set_xlim(-0.6, len(labels) - 0.4)
+        ax.spines[["top", "right"]].set_visible(False)
+    left.set_ylim(-0.03, 1.03)
+    left.set_ylabel("share of seeds that solved the task\n(bar: 95 % interval)")
+    left.legend(frameon=False, loc="lower right")
+    if bar is not None:
+        right.axhline(bar, color="#555555", linestyle=":", linewidth=1.5)
+    right.set_ylabel(per_run)
+    fig.tight_layout()
+    return fig

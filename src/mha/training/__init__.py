@@ -10,6 +10,7 @@ Modules:
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
     ablation  heads switched off after training, one at a time, and what is left
+    variants  tied-values heads (several rows, one shared value space): their stored runs
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -45,7 +46,14 @@ from mha.training.loop import (
     train,
     with_steps,
 )
-from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.model import (
+    HeadsModel,
+    TiedValuesModel,
+    head_spread,
+    loss_fn,
+    make_symmetric,
+    perturb,
+)
 from mha.training.more import (
     ALL_SEEDS,
     EXTRA_SEEDS,
@@ -57,6 +65,7 @@ from mha.training.more import (
 from mha.training.probe import (
     SOLVED_AT,
     both_right,
+    edited_both_right,
     edited_rows,
     evaluate,
     head_kinds,
@@ -66,6 +75,7 @@ from mha.training.probe import (
     role_of,
     role_weights,
     show_rows,
+    summed_subject_share,
     verb_noun_weights,
 )
 from mha.training.store import (
@@ -110,11 +120,13 @@ __all__ = [
     "Sentences",
     "StoredRun",
     "StoredWeightsError",
+    "TiedValuesModel",
     "all_sentences",
     "batch",
     "both_right",
     "build",
     "cached_run",
+    "edited_both_right",
     "edited_rows",
     "encode",
     "evaluate",
@@ -136,6 +148,7 @@ __all__ = [
     "seeds_of",
     "show_rows",
     "split",
+    "summed_subject_share",
     "train",
     "verb_noun_weights",
     "with_steps",

@@ -20,7 +20,14 @@ from tqdm.auto import tqdm
 
 from mha.seeds import generator
 from mha.training.data import D_MODEL, split
-from mha.training.model import HeadsModel, head_spread, loss_fn, make_symmetric, perturb
+from mha.training.model import (
+    HeadsModel,
+    TiedValuesModel,
+    head_spread,
+    loss_fn,
+    make_symmetric,
+    perturb,
+)
 from mha.training.probe import evaluate, role_weights, show_rows
 
 
@@ -36,6 +43,7 @@ class RunConfig:
     init: str = "random"  # "random", "symmetric" or "perturbed"
     eps: float = 1e-6  # size of the perturbation for init="perturbed"
     d_k: int | None = None  # width of each head; None: D_MODEL / h (set on creation)
+    tied_dv: int | None = None  # None: every head its own values; a width: TiedValuesModel
 
     def __post_init__(self) -> None:
         if self.d_k is None:
@@ -80,6 +88,11 @@ class Run:
 
 def build(config: RunConfig) -> HeadsModel:
     """The model a run starts from."""
+    if config.tied_dv is not None:
+        if config.init != "random":
+            msg = f"tied-values heads start from init='random' only, not {config.init!r}"
+            raise ValueError(msg)
+        return TiedValuesModel(config.h, config.seed, d_k=config.d_k, d_v=config.tied_dv)
     model = HeadsModel(config.h, config.seed, d_k=config.d_k)
     if config.init in ("symmetric", "perturbed"):
         make_symmetric(model)

@@ -15,7 +15,7 @@ import math
 import torch
 from torch import Tensor
 
-from mha.attention import multi_head_attention
+from mha.attention import multi_head_attention, project, scaled_dot_product
 from mha.seeds import generator
 from mha.training.data import D_MODEL, MAX_LEN, NOUNS, VOCAB, Sentences, positions
 
@@ -87,6 +87,21 @@ class HeadsModel(torch.nn.Module):
         logits = at_verb @ self.read + self.bias  # (N, 2*nouns)
         return logits.view(-1, 2, len(NOUNS)), weights  # (N, 2, nouns), (N, h, n, n)
 
+    def deliver(self, X: Tensor, rows: Tensor) -> Tensor:
+        """The layer's output at one query per sentence, from every head's row of weights.
+
+        Args:
+            X: the layer's input ``(N, n, d_model)``.
+            rows: ``(N, h, n)``, head ``i``'s weights over the ``n`` words.
+
+        Returns:
+            ``(N, d_model)``: ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, side by side,
+            times ``W_o``.
+        """
+        V = torch.einsum("bnd,hdk->bhnk", X, self.W_v)  # (N, h, n, d_k)
+        heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
+        return heads.flatten(1) @ self.W_o  # (N, d_model)
+
     def head_blocks(self) -> Tensor:
         """Every parameter that belongs to one head, head by head: ``(h, 4, d_model, d_k)``.
 
@@ -95,6 +110,71 @@ class HeadsModel(torch.nn.Module):
         W_o = self.W_o.view(self.h, self.d_k, -1).transpose(1, 2)  # (h, d_model, d_k)
         blocks = torch.stack([self.W_q, self.W_k, self.W_v, W_o], dim=1)  # (h, 4, d_model, d_k)
         return blocks.detach()
+
+
+class TiedValuesModel(HeadsModel):
+    """``h`` heads with their own rows but ONE shared value map, their outputs added.
+
+    Head ``i`` keeps its own ``W_q[i]``, ``W_k[i]`` (its own softmax row), but every head
+    averages the same values ``X W_v`` and the heads' averages are added before one ``W_o``:
+
+        out = (A_1 + ... + A_h) X W_v W_o,
+
+    so both nouns reach the verb in the same ``d_v`` columns however many rows there are.
+    It is the ordinary layer with every ``W_v[i]`` equal to ``W_v`` and every block of
+    ``W_o`` equal to ``W_o``; with ``h = 1`` it is one ordinary head.
+
+    Parameters: as :class:`HeadsModel`'s embedding, ``W_q``, ``W_k`` ``(h, d_model, d_k)``
+    (drawn from the same generators, so they start equal to :class:`HeadsModel`'s for the
+    same ``h``, ``d_k`` and seed) and read-out, but ``W_v`` ``(d_model, d_v)`` and
+    ``W_o`` ``(d_v, d_model)``, drawn from generator ``(seed, 200)``.
+
+    Args:
+        h, seed, d_model, d_k: as for :class:`HeadsModel`.
+        d_v: width of the one shared value space.
+    """
+
+    def __init__(
+        self,
+        h: int,
+        seed: int = 0,
+        d_model: int = D_MODEL,
+        d_k: int | None = None,
+        d_v: int = D_MODEL,
+    ) -> None:
+        super().__init__(h, seed, d_model, d_k)
+        if d_v < 1:
+            raise ValueError(f"d_v = {d_v} must be positive")
+        self.d_v = d_v
+        g = generator(seed, 200)
+        W = torch.randn(2, d_model, d_v, generator=g, dtype=torch.float64) / math.sqrt(d_model)
+        self.W_v = torch.nn.Parameter(W[0].clone())  # (d_model, d_v), shared by every head
+        self.W_o = torch.nn.Parameter(W[1].T.clone())  # (d_v, d_model)
+
+    def attend(self, tokens: Tensor) -> tuple[Tensor, Tensor]:
+        """The tied layer alone on word ids ``(N, MAX_LEN)``.
+
+        Returns ``(out, weights)``: ``(N, MAX_LEN, d_model)`` and ``(N, h, MAX_LEN, MAX_LEN)``.
+        """
+        X = self.embed[tokens] + self.pe  # (N, n, d_model)
+        Q, K = project(X, self.W_q), project(X, self.W_k)  # (N, h, n, d_k) each
+        V = (X @ self.W_v).unsqueeze(-3)  # (N, 1, n, d_v): the same values for every head
+        H, weights = scaled_dot_product(Q, K, V)  # (N, h, n, d_v), (N, h, n, n)
+        return H.sum(dim=-3) @ self.W_o, weights  # (N, n, d_model), (N, h, n, n)
+
+    def deliver(self, X: Tensor, rows: Tensor) -> Tensor:
+        """The layer's output at one query per sentence, from every head's row of weights.
+
+        ``X`` ``(N, n, d_model)``, ``rows`` ``(N, h, n)``; returns ``(N, d_model)``: the
+        heads' rows added, times the shared values ``X W_v``, times ``W_o``.
+        """
+        V = X @ self.W_v  # (N, n, d_v): the same values for every head
+        summed = rows.sum(dim=1)  # (N, n): the heads' rows added
+        return torch.einsum("bn,bnk->bk", summed, V) @ self.W_o  # (N, d_model)
+
+    def head_blocks(self) -> Tensor:
+        """The parameters that belong to one head alone: ``(h, 2, d_model, d_k)``, its W_q, W_k."""
+        return torch.stack([self.W_q, self.W_k], dim=1).detach()  # (h, 2, d_model, d_k)
 
 
 def head_spread(model: HeadsModel) -> float:
@@ -106,6 +186,8 @@ def head_spread(model: HeadsModel) -> float:
 
 def make_symmetric(model: HeadsModel) -> HeadsModel:
     """Copy head 0 into every head: its three projections and its block of rows of W_o."""
+    if isinstance(model, TiedValuesModel):
+        raise ValueError("tied-values heads share W_v and W_o; only W_q, W_k could be copied")
     with torch.no_grad():
         d_k = model.d_k
         for i in range(1, model.h):
@@ -119,6 +201,8 @@ def perturb(model: HeadsModel, head: int = 1, eps: float = 1e-6, seed: int = 0) 
     """Add ``eps`` times standard normal noise to every parameter of one head."""
     if not 0 <= head < model.h:
         raise ValueError(f"head {head} does not exist in a model with h = {model.h}")
+    if isinstance(model, TiedValuesModel):
+        raise ValueError("tied-values heads share W_v and W_o; perturb nudges a head's own W_v")
     g, d_k = generator(seed, 999), model.d_k
     with torch.no_grad():
         for W in (model.W_q, model.W_k, model.W_v):

@@ -41,6 +41,17 @@ def role_weights(model: HeadsModel, batch: Sentences) -> Tensor:
     return torch.stack([subj, obj, 1 - subj - obj], dim=-1).mean(0)  # (h, 3)
 
 
+def summed_subject_share(model: HeadsModel, batch: Sentences) -> Tensor:
+    """The subject's share of the noun weight in the heads' rows ADDED: ``(N,)``.
+
+    ``sum_i subj_i / sum_i (subj_i + obj_i)`` over heads ``i``, for the verb of each sentence:
+    the proportion in which a layer that adds its heads' averages in shared columns
+    (:class:`~mha.training.model.TiedValuesModel`) delivers the two nouns. 1/2 is even.
+    """
+    subj, obj = verb_noun_weights(model, batch)  # (N, h) each
+    return subj.sum(-1) / (subj + obj).sum(-1)  # (N,)
+
+
 def noun_preference(model: HeadsModel, batch: Sentences) -> Tensor:
     """How much each head's verb row weighs each noun, whatever its role: ``(h, len(NOUNS))``.
 
@@ -140,15 +151,14 @@ def head_kinds(model: HeadsModel, batch: Sentences) -> list[str]:
 def readout_with_rows(model: HeadsModel, batch: Sentences, rows: Tensor) -> Tensor:
     """The read-out's scores ``(N, 2, nouns)`` when the verb's rows are ``rows`` ``(N, h, n)``.
 
-    The verb's output is rebuilt from the given rows and the model's own values,
-    ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, then ``W_o`` and the read-out, so that
-    the rows can be edited and the effect on the answer measured.
+    The verb's output is rebuilt from the given rows and the model's own values
+    (:meth:`~mha.training.model.HeadsModel.deliver`: ``sum_j rows[:, i, j] * V_i[j]`` per
+    head ``i``, then ``W_o``), then the read-out, so that the rows can be edited and the
+    effect on the answer measured.
     """
     with torch.no_grad():
         X = model.embed[batch.tokens] + model.pe  # (N, n, d_model)
-        V = torch.einsum("bnd,hdk->bhnk", X, model.W_v)  # (N, h, n, d_k)
-        heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
-        out = heads.flatten(1) @ model.W_o  # (N, d_model)
+        out = model.deliver(X, rows)  # (N, d_model)
         return (out @ model.read + model.bias).view(len(batch), 2, len(NOUNS))
 
 
@@ -156,19 +166,29 @@ def edited_rows(model: HeadsModel, batch: Sentences, edit: str) -> Tensor:
     """The verb's rows ``(N, h, n)``, with the subject's and the object's weights edited.
 
     ``edit``: ``"none"``; ``"swap"`` (each head gives the subject the object's weight and
-    the object the subject's); ``"even"`` (each head gives both their mean). Every row
-    still sums to one, and every other word keeps its weight.
+    the object the subject's); ``"even"`` (each head gives both their mean); ``"pool"``
+    (every head gets the heads' mean row, so no head's row differs from another's). Every
+    row still sums to one; under ``"swap"`` and ``"even"`` every other word keeps its weight.
     """
     with torch.no_grad():
         _, weights = model(batch)  # (N, h, n, n)
     idx = torch.arange(len(batch))  # (N,)
     rows = weights[idx, :, batch.verb].clone()  # (N, h, n)
+    if edit == "pool":
+        return rows.mean(dim=1, keepdim=True).expand_as(rows).clone()  # (N, h, n)
     s, o = rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos]  # (N, h) each
     if edit == "swap":
         s, o = o, s
     elif edit == "even":
         s = o = (s + o) / 2
     elif edit != "none":
-        raise ValueError(f"edit must be 'none', 'swap' or 'even', got {edit!r}")
+        raise ValueError(f"edit must be 'none', 'swap', 'even' or 'pool', got {edit!r}")
     rows[idx, :, batch.subject_pos], rows[idx, :, batch.object_pos] = s, o
     return rows
+
+
+def edited_both_right(model: HeadsModel, batch: Sentences, edit: str) -> float:
+    """Share of ``batch`` answered right (both nouns) when the verb's rows are edited by
+    :func:`edited_rows` (``"none"``, ``"swap"``, ``"even"`` or ``"pool"``) and read out by
+    :func:`readout_with_rows`."""
+    return both_right(readout_with_rows(model, batch, edited_rows(model, batch, edit)), batch)

@@ -45,12 +45,17 @@ class Setting:
 def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
     """The stored runs of ``h`` heads of width ``d_k``, summed up (reads ``runs.json``)."""
     ms = [metrics(h, d_k, s) for s in seeds]
+    weights = sum(p.numel() for p in load_model(h, d_k, seeds[0]).parameters())
+    return summed_up(h, d_k, weights, ms)
+
+
+def summed_up(h: int, d_k: int, weights: int, ms: list[dict[str, float]]) -> Setting:
+    """A :class:`Setting` from the final metrics ``ms`` of its runs, one dict per seed."""
     both = tuple(m["test_both"] for m in ms)
     solved = sum(b >= SOLVED_AT for b in both)
-    low, high = wilson_interval(solved, len(seeds))
-    weights = sum(p.numel() for p in load_model(h, d_k, seeds[0]).parameters())
+    low, high = wilson_interval(solved, len(ms))
     loss = tuple(m["test_loss"] for m in ms)
-    return Setting(h, d_k, weights, len(seeds), solved, low, high, both, loss)
+    return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss)
 
 
 @dataclass(frozen=True)

@@ -141,3 +141,29 @@ def _name(h: int, d_k: int) -> str:
 
 def _p(p: float) -> str:
     return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
+
+
+def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) -> str:
+    """A Markdown table comparing ordinary heads with tied-values heads, setting by setting.
+
+    Args:
+        one: the single head's setting (its own row; it has nothing to compare within).
+        rows: per ``h``, ``(ordinary, tied, p_vs_ordinary, p_vs_one)``: the two settings and
+            Fisher's exact test of the tied count against the ordinary and the one-head count.
+    """
+
+    def count(s: Setting) -> str:
+        return f"{s.solved} of {s.runs} ({s.low:.2f} to {s.high:.2f})"
+
+    lines = [
+        "| heads h | query/key width d_k | own values: solved (95 % interval) "
+        "| tied values: solved (95 % interval) | tied against own: Fisher p "
+        "| tied against one head: Fisher p |",
+        "|---:|---:|:---:|:---:|---:|---:|",
+        f"| {one.h} | {one.d_k} | {count(one)} | (one head is both) | | |",
+    ]
+    for own, tied, p_own, p_one in rows:
+        lines.append(
+            f"| {tied.h} | {tied.d_k} | {count(own)} | {count(tied)} | {p_own:.3f} | {p_one:.3f} |"
+        )
+    return "\n".join(lines)
