@@ -102,6 +102,18 @@ def test_undivided_rows_saturate_as_d_k_grows_and_divided_rows_do_not() -> None:
     assert max(sc["gradient"]) / min(sc["gradient"]) < 1.15
 
 
+def test_fixed_length_queries_at_width_one_are_plus_or_minus_one() -> None:
+    # At d_k = 1 a query of length 1 is +1 or -1, so the divided scores are +-K:
+    # the mean largest weight recomputed from random_qk by that route.
+    q, K = scaling.random_qk(1, 300, 5, seed=3)  # (300, 1), (300, 5, 1)
+    s = torch.sign(q) * K[..., 0]  # (300, 5)
+    want = float(torch.softmax(s, dim=-1).max(dim=-1).values.mean())
+    got = scaling.saturation((1,), n=5, rows=300, seed=3, fixed_length=True)
+    assert abs(got["scaled"]["max_weight"][0] - want) < 1e-12
+    free = scaling.saturation((1,), n=5, rows=300, seed=3)
+    assert abs(free["scaled"]["max_weight"][0] - want) > 0.01  # the length did matter
+
+
 def test_the_head_widens_by_adding_columns() -> None:
     W_q, W_k, _ = toy.random_heads(1, max(scaling.VIEW_WIDTHS), 0)
     Q, K = toy.X @ W_q[0], toy.X @ W_k[0]  # (5, 1024) each

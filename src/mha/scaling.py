@@ -138,12 +138,19 @@ def score_gradient(s: Tensor, upstream: Tensor) -> Tensor:
 
 
 def saturation(
-    widths: Sequence[int] = WIDTHS, n: int = 5, rows: int = 2_000, seed: int = 0
+    widths: Sequence[int] = WIDTHS,
+    n: int = 5,
+    rows: int = 2_000,
+    seed: int = 0,
+    fixed_length: bool = False,
 ) -> dict[str, dict[str, list[float]]]:
     """How a softmax row over ``n`` random keys behaves as ``d_k`` grows, scaled or not.
 
     At each width, ``rows`` random queries are scored against ``n`` random keys
     each (widened one column at a time, :func:`widened`), and the rows are softmaxed.
+    With ``fixed_length``, every query is first rescaled to length ``sqrt(d_k)``
+    (its direction kept), so the length of a row's one query no longer varies
+    from row to row.
 
     Returns:
         ``{"unscaled", "scaled"}`` -> ``{"max_weight", "entropy", "gradient"}`` ->
@@ -157,7 +164,9 @@ def saturation(
     out = {
         name: {"max_weight": [], "entropy": [], "gradient": []} for name in ("unscaled", "scaled")
     }
-    for _, q, K in widened(widths, rows, n, seed):  # (rows, d_k), (rows, n, d_k)
+    for d_k, q, K in widened(widths, rows, n, seed):  # (rows, d_k), (rows, n, d_k)
+        if fixed_length:
+            q = q * d_k**0.5 / q.norm(dim=-1, keepdim=True)  # (rows, d_k): length sqrt(d_k)
         for name, scaled in (("unscaled", False), ("scaled", True)):
             s = scores(q, K, scaled)  # (rows, n)
             w = torch.softmax(s, dim=-1)  # (rows, n)

@@ -50,6 +50,9 @@ from mha.views.switch import register_expected
 # sentence and word is a stored view, and the page that holds them must stay light.
 SENTENCES: tuple[tuple[str, ...], ...] = (("the", "cat", "chased", "the", "mouse"), SHOW)
 VIEW_SEEDS: tuple[int, ...] = (0, 1, 2)
+# Where the trained panel opens: three heads of width 4, the first seed.
+START_SETTING: tuple[int, int] = (3, 4)
+START_SEED: int = 0
 
 
 def setting_label(h: int, d_k: int) -> str:

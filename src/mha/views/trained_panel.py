@@ -17,6 +17,8 @@ from mha.views.html import STYLE, esc, note
 from mha.views.switch import choose, slider, switch
 from mha.views.trained import (
     SENTENCES,
+    START_SEED,
+    START_SETTING,
     VIEW_SEEDS,
     metrics_html,
     position_labels,
@@ -59,8 +61,8 @@ class TrainedPanel(widgets.VBox):
         settings: Sequence[tuple[int, int]] = SETTINGS,
         seeds: Sequence[int] = VIEW_SEEDS,
         sentences: Sequence[tuple[str, ...]] = SENTENCES,
-        setting: tuple[int, int] = (3, 4),
-        seed: int = 0,
+        setting: tuple[int, int] = START_SETTING,
+        seed: int = START_SEED,
         live: bool | None = None,
     ) -> None:
         self.settings, self.seeds = list(settings), list(seeds)
