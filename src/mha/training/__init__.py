@@ -8,6 +8,7 @@ Modules:
     store  trained weights kept with the package (``make weights`` writes them)
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
+    experiments  stored grids of runs on why heads differ (sentence order, nudges)
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -53,10 +54,13 @@ from mha.training.probe import (
     noun_choice,
     noun_preference,
     readout_with_rows,
+    refit_readout,
     role_of,
     role_weights,
+    scores_without_position,
     show_rows,
     verb_noun_weights,
+    verb_output,
 )
 from mha.training.store import (
     GRID,
@@ -112,12 +116,15 @@ __all__ = [
     "perturb",
     "positions",
     "readout_with_rows",
+    "refit_readout",
     "role_of",
     "role_weights",
+    "scores_without_position",
     "show_rows",
     "split",
     "train",
     "verb_noun_weights",
+    "verb_output",
     "with_steps",
     "word_ids",
 ]
