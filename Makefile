@@ -84,9 +84,11 @@ lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The trained models that chapter 5 and the explorer read (mha.training.store): every
-# setting and seed of mha.training.store.GRID, trained again and written byte for byte.
+# setting and seed of mha.training.store.GRID, trained again and written byte for byte, and
+# chapter 5's grids of runs on why heads differ (mha.training.experiments).
 weights: $(STAMP)
 	$(BIN)/python -m mha.training
+	$(BIN)/python -m mha.training.experiments
 
 clean:
 	rm -rf _build
