@@ -36,10 +36,7 @@ from mha.training.store import COMMAND, WEIGHTS_DIR, StoredWeightsError
 
 ORDER_SEEDS: tuple[int, ...] = (0, 1, 2)
 ORDER_RUNS: tuple[RunConfig, ...] = tuple(
-    RunConfig(h=3, d_k=4, seed=w, order_seed=o)
-    for w in ORDER_SEEDS
-    for o in ORDER_SEEDS
-    if w != o
+    RunConfig(h=3, d_k=4, seed=w, order_seed=o) for w in ORDER_SEEDS for o in ORDER_SEEDS if w != o
 )
 NUDGE_SEEDS: tuple[int, ...] = (0, 1, 2)
 NUDGE_SIZES: tuple[float, ...] = (1e-12, 1e-6, 1e-3)
