@@ -54,7 +54,8 @@ def test_the_grid_covers_every_explorer_setting() -> None:
     assert any(h * d_k != T.D_MODEL for h, d_k in store.SETTINGS)  # a full-width setting
     assert len(store.SEEDS) >= 10
     files = {p.name for p in store.WEIGHTS_DIR.iterdir()}
-    assert files == {store.RUNS_FILE, *(store.weights_file(*s).name for s in store.SETTINGS)}
+    settings = (store.weights_file(*s).name for s in store.SETTINGS)
+    assert files == {store.RUNS_FILE, X.EXPERIMENTS_FILE, *settings}
     total = sum(p.stat().st_size for p in store.WEIGHTS_DIR.iterdir())
     assert total < 1_000_000, f"{total} bytes of stored weights"
 
