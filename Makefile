@@ -85,9 +85,11 @@ lab: $(STAMP)
 
 # The trained models that chapter 5 and the explorer read (mha.training.store): every
 # setting and seed of mha.training.store.GRID, trained again and written byte for byte;
-# then chapter 5's tied-values runs (mha.training.variants), into their own folder.
+# chapter 5's grids of runs on why heads differ (mha.training.experiments); and chapter 5's
+# tied-values runs (mha.training.variants), into their own folder.
 weights: $(STAMP)
 	$(BIN)/python -m mha.training
+	$(BIN)/python -m mha.training.experiments
 	$(BIN)/python -m mha.training.variants
 
 clean:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,6 +11,7 @@ import torch
 
 from mha import training as T
 from mha.stats import wilson_interval
+from mha.training import experiments as X
 from mha.training import more, reference, store
 
 # A few settings retrained from scratch (seconds each): a narrow one and the full-width one.
@@ -53,7 +55,7 @@ def test_the_grid_covers_every_explorer_setting() -> None:
     assert len(store.SEEDS) >= 10
     files = {p.name for p in store.WEIGHTS_DIR.iterdir()}
     weights = {store.weights_file(*s).name for s in store.SETTINGS}
-    assert files == {store.RUNS_FILE, store.METRICS_FILE, *weights}
+    assert files == {store.RUNS_FILE, store.METRICS_FILE, X.EXPERIMENTS_FILE, *weights}
     total = sum(p.stat().st_size for p in store.WEIGHTS_DIR.iterdir())
     assert total < 1_000_000, f"{total} bytes of stored weights"
 
@@ -196,3 +198,34 @@ def test_wilson_interval_edges_and_errors() -> None:
     for bad in ((11, 10), (-1, 10), (0, 0)):
         with pytest.raises(ValueError, match="0 <= k <= n"):
             wilson_interval(*bad)
+
+
+def test_experiments_file_holds_every_grid_run_and_is_written_byte_for_byte(
+    tmp_path: Path,
+) -> None:
+    stored = (store.WEIGHTS_DIR / X.EXPERIMENTS_FILE).read_bytes()
+    records = [X.stored(c) for c in X.ORDER_RUNS + X.NUDGE_RUNS]
+    assert X.write_records(records, tmp_path).read_bytes() == stored
+    for c, r in zip(X.ORDER_RUNS + X.NUDGE_RUNS, records, strict=True):
+        assert len(r["kinds"]) == len(r["preference"]) == len(r["subject_share"]) == c.h
+        assert len(r["spread"]) == c.steps // X.SPREAD_EVERY + 1
+    with pytest.raises(store.StoredWeightsError, match="has no run"):
+        X.stored(T.RunConfig(h=3, seed=7, order_seed=1))
+
+
+def test_experiment_records_what_the_run_did() -> None:
+    run = T.train(replace(X.NUDGE_RUNS[0], steps=10))
+    rec = X.record(run)
+    assert rec["metrics"] == run.metrics and rec["spread"][0] == float(run.spread[0])
+    data = T.all_sentences()
+    subj, obj = T.verb_noun_weights(run.model, data)  # (N, h) each
+    # the subject share, sentence by sentence, by another route
+    share = [
+        sum(s[i] / (s[i] + o[i]) for s, o in zip(subj.tolist(), obj.tolist(), strict=True))
+        / len(data)
+        for i in range(3)
+    ]
+    assert rec["subject_share"] == pytest.approx(share, abs=1e-12)
+    with pytest.raises(ValueError, match="shapes"):
+        X.preference_gap(torch.zeros(3, 6), torch.zeros(2, 6))
+    assert X.preference_gap(torch.zeros(3, 6), torch.full((3, 6), 0.25)) == 0.25

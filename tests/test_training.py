@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import replace
 
 import pytest
 import torch
 
 from mha import training as T
+from mha.training import results as R
 from mha.views import switch as mw
 from mha.views.training import steps_html
 
@@ -275,3 +278,50 @@ def test_switching_a_head_off_drops_its_term_and_nothing_else() -> None:
     ]
     with pytest.raises(ValueError, match="head 3 does not exist"):
         ablation.without_head(model, 3)
+
+
+def test_order_seed_moves_only_the_sentence_order() -> None:
+    base = T.RunConfig(h=3, seed=0, steps=5)
+    default, explicit = T.train(base), T.train(replace(base, order_seed=0))
+    assert torch.equal(default.loss, explicit.loss)  # None means the seed: stored runs unchanged
+    other = T.train(replace(base, order_seed=1))
+    start = T.build(base).state_dict()
+    assert all(torch.equal(v, T.build(other.config).state_dict()[k]) for k, v in start.items())
+    assert not torch.equal(default.loss, other.loss)  # same start, other batches
+    assert default.loss[0] != other.loss[0]
+
+
+def test_stripping_positions_changes_nothing_when_every_position_is_alike() -> None:
+    model = T.load_model(3, 4, 1)
+    _, test = T.split()
+    with torch.no_grad():
+        model.pe.copy_(model.pe.mean(0).expand_as(model.pe))  # one position vector everywhere
+        logits, _ = model(test)  # (N, 2, nouns): the model's own forward pass
+    for head in range(3):
+        assert torch.allclose(T.scores_without_position(model, test, head), logits, atol=1e-12)
+    with pytest.raises(ValueError, match="head 3 does not exist"):
+        T.scores_without_position(model, test, 3)
+
+
+def test_stripping_a_noun_heads_positions_can_cost_answers() -> None:
+    # Trained three-head layers whose noun heads carry where their noun stood: stripping
+    # one head's positions must change the answers of some run.
+    drops = [d for s in (1, 2) for d in R.position_drops(3, 4, (s,))[0]]
+    assert max(drops) > 0.05
+
+
+def test_refit_readout_fits_only_the_readout() -> None:
+    train_set, test_set = T.split()
+    trained = T.load_model(3, 4, 0)
+    blank = T.load_model(3, 4, 0)
+    with torch.no_grad():
+        blank.read.zero_()
+        blank.bias.zero_()  # a read-out that knows nothing: every noun equally likely
+    assert T.evaluate(blank, train_set)["loss"] == pytest.approx(2 * math.log(len(T.NOUNS)))
+    refit = T.refit_readout(blank, train_set)
+    for name in ("embed", "W_q", "W_k", "W_v", "W_o"):
+        assert torch.equal(getattr(refit, name), getattr(blank, name))
+    # the attention layer of a trained model, with a read-out learned again from nothing,
+    # names the nouns about as well as the model trained as a whole
+    assert T.evaluate(refit, test_set)["both"] >= T.evaluate(trained, test_set)["both"] - 0.02
+    assert T.evaluate(refit, train_set)["loss"] < T.evaluate(blank, train_set)["loss"] / 10

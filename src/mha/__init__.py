@@ -27,6 +27,7 @@ The maths and the running example:
       training.store   trained weights kept with the package; make weights writes them
       training.reference  the trained layer again, by PyTorch's SDPA, to check it
       training.results  the stored runs summed up: solved counts, intervals, kinds of heads
+      training.experiments  stored runs on why heads differ: sentence order, nudges
       training.__main__   python -m mha.training: the command behind make weights
 
 Shared by the figures and the views:

@@ -11,6 +11,7 @@ Modules:
     results  the stored runs summed up: solved counts with intervals, kinds of heads
     ablation  heads switched off after training, one at a time, and what is left
     variants  tied-values heads (several rows, one shared value space): their stored runs
+    experiments  stored grids of runs on why heads differ (sentence order, nudges)
 
 Everything public is importable from ``mha.training`` itself.
 """
@@ -72,11 +73,14 @@ from mha.training.probe import (
     noun_choice,
     noun_preference,
     readout_with_rows,
+    refit_readout,
     role_of,
     role_weights,
+    scores_without_position,
     show_rows,
     summed_subject_share,
     verb_noun_weights,
+    verb_output,
 )
 from mha.training.store import (
     GRID,
@@ -143,14 +147,17 @@ __all__ = [
     "perturb",
     "positions",
     "readout_with_rows",
+    "refit_readout",
     "role_of",
     "role_weights",
+    "scores_without_position",
     "seeds_of",
     "show_rows",
     "split",
     "summed_subject_share",
     "train",
     "verb_noun_weights",
+    "verb_output",
     "with_steps",
     "word_ids",
 ]

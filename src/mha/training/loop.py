@@ -39,11 +39,14 @@ class RunConfig:
     seed: int = 0
     steps: int = 400
     lr: float = 0.03
-    batch: int = 128  # sentences per step, drawn from generator (seed, 555)
+    batch: int = 128  # sentences per step, drawn from generator (order seed, 555)
     init: str = "random"  # "random", "symmetric" or "perturbed"
     eps: float = 1e-6  # size of the perturbation for init="perturbed"
     d_k: int | None = None  # width of each head; None: D_MODEL / h (set on creation)
     tied_dv: int | None = None  # None: every head its own values; a width: TiedValuesModel
+    # Seeds the order in which training sentences are drawn; None: ``seed``, so that one
+    # seed fixes both the starting weights and the sentence order (every stored run).
+    order_seed: int | None = None
 
     def __post_init__(self) -> None:
         if self.d_k is None:
@@ -84,6 +87,11 @@ class Run:
     roles: Tensor | None = None
     roles_before: Tensor | None = None
     model: HeadsModel | None = None
+
+
+def sentence_order_seed(config: RunConfig) -> int:
+    """The seed of the order in which ``config``'s run draws its training sentences."""
+    return config.seed if config.order_seed is None else config.order_seed
 
 
 def build(config: RunConfig) -> HeadsModel:
@@ -136,7 +144,7 @@ def train(config: RunConfig, progress: bool | None = None, keep_model: bool = Tr
     train_set, test_set = split()
     model = build(config)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr, foreach=True)
-    order = generator(config.seed, 555)  # which sentences each step sees
+    order = generator(sentence_order_seed(config), 555)  # which sentences each step sees
     losses, spreads, evals, snaps = [], [], {}, {}
     roles_before = role_weights(model, test_set)
     show = _show_progress() if progress is None else progress

@@ -162,6 +162,68 @@ def readout_with_rows(model: HeadsModel, batch: Sentences, rows: Tensor) -> Tens
         return (out @ model.read + model.bias).view(len(batch), 2, len(NOUNS))
 
 
+def _read(model: HeadsModel, rows: Tensor, V: Tensor) -> Tensor:
+    """Scores ``(N, 2, nouns)`` from the verb's rows ``(N, h, n)`` and values ``(N, h, n, d_k)``."""
+    heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
+    out = heads.flatten(1) @ model.W_o  # (N, d_model)
+    return (out @ model.read + model.bias).view(len(rows), 2, len(NOUNS))  # (N, 2, nouns)
+
+
+def scores_without_position(model: HeadsModel, batch: Sentences, head: int) -> Tensor:
+    """The read-out's scores ``(N, 2, nouns)`` when one head's values lose where words stand.
+
+    Every attention row stays as the model computes it (queries and keys still see the
+    positions). Only in the values of head ``head`` is each word's position vector
+    ``P_j`` replaced by the mean of all position vectors, so that the head still passes
+    on *which* words it weighs, but no longer *where* they stood.
+    """
+    if not 0 <= head < model.h:
+        raise ValueError(f"head {head} does not exist in a model with h = {model.h}")
+    with torch.no_grad():
+        _, weights = model(batch)  # (N, h, n, n)
+        rows = weights[torch.arange(len(batch)), :, batch.verb]  # (N, h, n)
+        E = model.embed[batch.tokens]  # (N, n, d_model)
+        V = torch.einsum("bnd,hdk->bhnk", E + model.pe, model.W_v)  # (N, h, n, d_k)
+        mean_pe = model.pe.mean(0)  # (d_model,)
+        V[:, head] = (E + mean_pe) @ model.W_v[head]  # (N, n, d_k)
+        return _read(model, rows, V)
+
+
+def verb_output(model: HeadsModel, batch: Sentences) -> Tensor:
+    """The attention layer's output row at the verb, what the read-out reads: ``(N, d_model)``."""
+    with torch.no_grad():
+        out, _ = model.attend(batch.tokens)  # (N, n, d_model)
+    return out[torch.arange(len(batch)), batch.verb]  # (N, d_model)
+
+
+def refit_readout(model: HeadsModel, batch: Sentences, iterations: int = 200) -> HeadsModel:
+    """A copy of ``model`` whose read-out ``(R, b)`` is trained again on ``batch``, alone.
+
+    The attention layer is frozen, so the verb's output rows are fixed numbers, and the
+    loss is convex in ``R`` and ``b``: L-BFGS, started from the model's own read-out,
+    lowers it for ``iterations`` iterations at most (it can only go down).
+    """
+    copy = type(model)(model.h, d_k=model.d_k)
+    copy.load_state_dict(model.state_dict())
+    feats = verb_output(model, batch)  # (N, d_model)
+    read = copy.read.detach().clone().requires_grad_()  # (d_model, 2*nouns)
+    bias = copy.bias.detach().clone().requires_grad_()  # (2*nouns,)
+    opt = torch.optim.LBFGS([read, bias], max_iter=iterations, line_search_fn="strong_wolfe")
+
+    def closure() -> Tensor:
+        opt.zero_grad()
+        logits = (feats @ read + bias).view(len(batch), 2, len(NOUNS))  # (N, 2, nouns)
+        loss = loss_fn(logits, batch)
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    with torch.no_grad():
+        copy.read.copy_(read)
+        copy.bias.copy_(bias)
+    return copy
+
+
 def edited_rows(model: HeadsModel, batch: Sentences, edit: str) -> Tensor:
     """The verb's rows ``(N, h, n)``, with the subject's and the object's weights edited.
 

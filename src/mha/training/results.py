@@ -9,8 +9,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from mha.stats import fisher_exact, newcombe_interval, wilson_interval
-from mha.training.data import all_sentences
-from mha.training.probe import SOLVED_AT, head_kinds
+from mha.training.data import all_sentences, split
+from mha.training.probe import SOLVED_AT, both_right, head_kinds, scores_without_position
 from mha.training.store import SEEDS, load_model, metrics
 
 
@@ -98,3 +98,22 @@ def kind_counts(per_run: list[list[str]]) -> dict[str, int]:
     counts = Counter(k for run in per_run for k in run)
     split = sum("subject" in run and "object" in run for run in per_run)
     return {k: counts[k] for k in ("subject", "object", "noun", "mixed")} | {"role_split": split}
+
+
+def position_drops(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> list[list[float]]:
+    """How much each head's position matters to the read-out, for every stored seed.
+
+    Entry ``[s][i]``: the held-out both-right accuracy of seed ``seeds[s]`` minus the same
+    accuracy when head ``i``'s values lose where their words stand
+    (:func:`~mha.training.probe.scores_without_position`).
+    """
+    test = split()[1]
+    drops = []
+    for s in seeds:
+        model = load_model(h, d_k, s)
+        logits, _ = model(test)  # (N, 2, nouns)
+        full = both_right(logits, test)
+        drops.append(
+            [full - both_right(scores_without_position(model, test, i), test) for i in range(h)]
+        )
+    return drops
