@@ -28,6 +28,9 @@ The maths and the running example:
       training.reference  the trained layer again, by PyTorch's SDPA, to check it
       training.results  the stored runs summed up: solved counts, intervals, kinds of heads
       training.experiments  stored runs on why heads differ: sentence order, nudges
+      training.more    more runs, metrics only: more seeds, and one head trained longer
+      training.ablation  heads switched off after training, one at a time, and what is left
+      training.variants  tied-values heads (several rows, one shared value space), stored runs
       training.__main__   python -m mha.training: the command behind make weights
 
 Shared by the figures and the views:
