@@ -1,7 +1,7 @@
 """The probes of mha.training.probe against a sentence-by-sentence count on the stored runs.
 
-Each stored run's attention weights are computed again with PyTorch's SDPA
-(:mod:`mha.training.reference`, from the raw stored parameters), and every measure is then
+Each stored run's verb rows are computed again from its raw stored parameters with plain
+torch (not through the model or mha's attention), and every measure is then
 counted in plain Python, one sentence at a time, by the rule its docstring states. A probe
 that averages the wrong way, or fills a column from the wrong weights, changes the answer
 of at least one stored run.
@@ -10,24 +10,38 @@ of at least one stored run.
 from __future__ import annotations
 
 import functools
+import math
 
 import pytest
 import torch
 
 from mha import training as T
-from mha.training import probe, reference
+from mha.training import probe
 from mha.training.store import load_state
 
 RUNS = [(h, d_k, seed) for h, d_k in T.SETTINGS for seed in T.SEEDS]
 
 
 @functools.cache
+def sentences(which: str) -> T.Sentences:
+    """Every sentence of the task, or the held-out ones."""
+    return T.all_sentences() if which == "all" else T.split()[1]
+
+
+@functools.cache
 def verb_rows(h: int, d_k: int, seed: int, which: str) -> tuple[list, list, list]:
     """Per sentence: each head's verb row (a list of MAX_LEN floats), the subject's and the
-    object's position, and the subject's and the object's noun, from SDPA."""
-    data = T.all_sentences() if which == "all" else T.split()[1]
-    weights, _ = reference.layer(load_state(h, d_k, seed), data.tokens)  # (N, h, n, n)
-    rows = weights[torch.arange(len(data)), :, data.verb].tolist()  # N x h x n
+    object's position, and the subject's and the object's noun.
+
+    The rows come from the stored parameters by plain torch (softmax of the scaled
+    scores), not through the model or mha's attention."""
+    data, state = sentences(which), load_state(h, d_k, seed)
+    X = state["embed"][data.tokens] + T.positions()  # (N, n, d_model)
+    at_verb = X[torch.arange(len(data)), data.verb]  # (N, d_model)
+    q = torch.einsum("nd,hdk->nhk", at_verb, state["W_q"])  # (N, h, d_k)
+    K = torch.einsum("njd,hdk->nhjk", X, state["W_k"])  # (N, h, n, d_k)
+    scores = torch.einsum("nhk,nhjk->nhj", q, K) / math.sqrt(d_k)  # (N, h, n)
+    rows = torch.softmax(scores, dim=-1).tolist()  # N x h x n
     pos = list(zip(data.subject_pos.tolist(), data.object_pos.tolist(), strict=True))
     nouns = list(zip(data.subject.tolist(), data.object.tolist(), strict=True))
     return rows, pos, nouns
@@ -66,7 +80,7 @@ def kinds_by_hand(h: int, d_k: int, seed: int) -> list[str]:
 
 
 def test_head_kinds_match_a_sentence_by_sentence_count_on_every_stored_run() -> None:
-    data = T.all_sentences()
+    data = sentences("all")
     got = {run: T.head_kinds(T.load_model(*run), data) for run in RUNS}
     want = {run: kinds_by_hand(*run) for run in RUNS}
     assert got == want
@@ -91,7 +105,7 @@ def roles_by_hand(h: int, d_k: int, seed: int) -> list[list[float]]:
 
 @pytest.mark.parametrize(("h", "d_k"), T.SETTINGS)
 def test_role_weights_match_a_position_by_position_sum_on_the_stored_runs(h: int, d_k: int):
-    _, test = T.split()
+    test = sentences("test")
     for seed in T.SEEDS:
         got = T.role_weights(T.load_model(h, d_k, seed), test)  # (h, 3)
         want = torch.tensor(roles_by_hand(h, d_k, seed), dtype=torch.float64)  # (h, 3)
