@@ -76,7 +76,7 @@ def test_cost_rejects_bad_sizes() -> None:
         mha.layer_cost(0, 9, 3)
 
 
-def _flops(fn, *args) -> int:  # noqa: ANN001, ANN002
+def _flops(fn, *args) -> int:
     """FLOPs that PyTorch's own counter sees in ``fn(*args)``."""
     with FlopCounterMode(display=False) as counter:
         fn(*args)

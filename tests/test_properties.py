@@ -108,12 +108,16 @@ def attention_layers(draw: st.DrawFn):
         return torch.randn(*shape, dtype=torch.float64, generator=gen)
 
     X = randn(b, n, d_model)  # (b, n, d_model)
-    return X, randn(h, d_model, d_k), randn(g, d_model, d_k), randn(g, d_model, d_v), randn(
-        h * d_v, d_model
+    return (
+        X,
+        randn(h, d_model, d_k),
+        randn(g, d_model, d_k),
+        randn(g, d_model, d_v),
+        randn(h * d_v, d_model),
     )
 
 
-def _sdpa_heads(X, W_q, W_k, W_v):  # noqa: ANN001, ANN202
+def _sdpa_heads(X, W_q, W_k, W_v):
     """Every head by PyTorch's scaled_dot_product_attention: (b, h, n, d_v), (b, h, n, n)."""
     Q = torch.einsum("bnd,hdk->bhnk", X, W_q)  # (b, h, n, d_k)
     K = torch.einsum("bnd,gdk->bgnk", X, W_k)  # (b, g, n, d_k)
@@ -139,8 +143,9 @@ def test_grouped_heads_equal_pytorchs_attention(layer) -> None:
 def test_multi_head_attention_equals_pytorchs_attention(layer) -> None:
     X, W_q, W_k, W_v, W_o = layer
     h = W_q.shape[0]
-    W_k, W_v = W_k.repeat_interleave(h // W_k.shape[0], 0), W_v.repeat_interleave(
-        h // W_v.shape[0], 0
+    W_k, W_v = (
+        W_k.repeat_interleave(h // W_k.shape[0], 0),
+        W_v.repeat_interleave(h // W_v.shape[0], 0),
     )  # (h, d_model, d_k), (h, d_model, d_v): one key/value head per query head
     out, weights = mha.multi_head_attention(X, W_q, W_k, W_v, W_o)  # (b, n, d_model)
     H, want_w = _sdpa_heads(X, W_q, W_k, W_v)  # (b, h, n, d_v)
@@ -187,11 +192,11 @@ def test_wilson_intervals_nest_as_the_confidence_grows(kn, c1: float, c2: float)
     assert wide[0] <= narrow[0] + 1e-15 and narrow[1] <= wide[1] + 1e-15
 
 
-def test_the_clamp_matters_at_the_edges() -> None:
-    """Without clamping, round-off puts an end just outside [0, 1] at these counts (found
-    by scanning n, k and the confidence); with it, the ends are exactly 0 and 1."""
+def test_no_successes_or_no_failures_give_exact_ends() -> None:
+    """At k = 0 the low end is exactly 0 and at k = n the high end exactly 1 (the closed
+    form alone leaves them off by round-off, e.g. 2e-17 at k = 0, n = 5, 75 %)."""
     edges = [(k, n, c) for n in range(1, 60) for k in (0, n) for c in (0.9, 0.95, 0.99)]
-    assert all(0.0 <= wilson_interval(k, n, c)[0] for k, n, c in edges)
+    assert all(wilson_interval(k, n, c)[0] >= 0.0 for k, n, c in edges)
     assert all(wilson_interval(k, n, c)[1] <= 1.0 for k, n, c in edges)
     assert {wilson_interval(0, n, c)[0] for _, n, c in edges} == {0.0}
     assert {wilson_interval(n, n, c)[1] for _, n, c in edges} == {1.0}
@@ -199,7 +204,12 @@ def test_the_clamp_matters_at_the_edges() -> None:
 
 @pytest.mark.parametrize(
     ("k", "n", "low", "high"),
-    [(81, 263, 0.2553, 0.3662), (15, 148, 0.0624, 0.1605), (0, 20, 0.0, 0.1611), (1, 29, 0.0061, 0.1718)],
+    [
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
 )
 def test_wilson_interval_matches_published_values(k: int, n: int, low: float, high: float) -> None:
     """Newcombe (1998), Stat. Med. 17:857-872, Table II, method 3 (Wilson score, 95 %)."""
