@@ -38,6 +38,20 @@ def test_tilt_moves_weight_from_cat_to_mouse_and_keeps_the_budget(t: float) -> N
         assert row[toy.MOUSE] < base[toy.MOUSE] and row[toy.CAT] > base[toy.CAT]
 
 
+def test_tilted_rows_batch_is_the_closed_form_row_by_row() -> None:
+    tilts = torch.tensor([-10.0, -0.6, 0.0, 0.25, 7.0], dtype=torch.float64)  # (5,)
+    rows = budget.chased_tilted_rows(tilts)  # (5, 5)
+    base = torch.tensor(toy.CHASED_ROW, dtype=torch.float64)  # (5,)
+    for t, row in zip(tilts.tolist(), rows, strict=True):
+        # Closed form from the rounded row: weights are proportional to base * exp(shift).
+        shift = torch.zeros(5, dtype=torch.float64)
+        shift[toy.MOUSE], shift[toy.CAT] = t, -t
+        expected = base * torch.exp(shift)  # (5,)
+        torch.testing.assert_close(row, expected / expected.sum(), rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"\(T,\)"):
+        budget.chased_tilted_rows(torch.zeros(2, 2))
+
+
 def test_tilt_zero_is_identity_and_rejects_a_matrix() -> None:
     torch.testing.assert_close(budget.chased_tilted(0.0), torch.tensor(toy.CHASED_ROW).double())
     with pytest.raises(ValueError, match=r"\(n,\)"):

@@ -117,3 +117,29 @@ def test_head_maps_checks_shapes() -> None:
         head_maps(W_v, toy.random_output(2, 3))
     with pytest.raises(ValueError, match=r"W_v must be \(h, d_model, d_v\), got \(9, 3\)"):
         head_maps(W_v[0], toy.random_output(3, 3))
+
+
+def test_qk_maps_give_the_scores_that_the_weights_come_from() -> None:
+    from mha.concat import qk_maps
+
+    for W_q, W_k, W_v in (toy.designed_heads(), toy.random_heads(4, 2, seed=3)):
+        _, weights = mha.all_heads(toy.X, W_q, W_k, W_v)  # (h, 5, 5)
+        d_k = W_q.shape[-1]
+        scores = toy.X @ qk_maps(W_q, W_k) @ toy.X.T / d_k**0.5  # (h, 5, 5)
+        # softmax(s) = w means log w = s - (a constant per row)
+        gap = torch.log(weights) - scores  # (h, 5, 5)
+        assert torch.allclose(gap, gap[..., :1].expand_as(gap), atol=1e-9)
+        one = qk_maps(W_q, W_k)[0]  # entry [f, g] = sum over columns of W_q[0, f] W_k[0, g]
+        assert one[2, 3] == pytest.approx(
+            float(sum(W_q[0, 2, c] * W_k[0, 3, c] for c in range(d_k)))
+        )
+
+
+def test_qk_maps_have_rank_at_most_d_k_and_check_shapes() -> None:
+    from mha.concat import qk_maps
+
+    ranks = torch.linalg.matrix_rank(qk_maps(*toy.random_heads(3, 2)[:2]))  # (3,)
+    assert ranks.tolist() == [2, 2, 2]
+    W_q, W_k, _ = toy.random_heads(3)
+    with pytest.raises(ValueError, match=r"W_q \(3, 9, 3\) .* W_k \(2, 9, 3\)"):
+        qk_maps(W_q, W_k[:2])

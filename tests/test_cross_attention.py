@@ -152,3 +152,16 @@ def test_errors_name_the_shapes() -> None:
         mha.cross_attention(Y, X, W_q, W_k, W_v, W_o[:6])
     with pytest.raises(TypeError, match=r"X_q: torch.float32, X_kv: torch.float64"):
         mha.cross_attention(Y.float(), X, W_q, W_k, W_v, W_o)
+
+
+def test_english_builds_the_toy_sentence_and_roles_by_word_order() -> None:
+    from mha import translation
+
+    assert torch.equal(translation.english(toy.SENTENCE), toy.X)
+    swapped = translation.english(("the", "mouse", "chased", "the", "cat"))  # (5, 9)
+    assert swapped[1, :5].tolist() == [0, 1, 0, 1, 0]  # mouse, before the verb: noun, agent
+    assert swapped[4, :5].tolist() == [0, 1, 0, 0, 1]  # cat, after it: noun, prey
+    with pytest.raises(KeyError, match="dog"):
+        translation.english(("the", "dog", "chased", "the", "cat"))
+    with pytest.raises(ValueError, match="exactly one verb"):
+        translation.english(("the", "cat", "the", "mouse"))

@@ -101,3 +101,24 @@ def test_each_stage_is_counted_on_its_own_call(n: int, d_model: int, h: int) -> 
     assert got["projection"] == 2 * 3 * h * n * d_model * d_k
     assert got["scoring"] == got["blending"] == 2 * h * n * n * d_k
     assert sum(got.values()) == measure.flops(mha.all_heads, *layer.projections)["total"]
+
+
+def test_paired_sign_test_against_enumerating_every_outcome() -> None:
+    import itertools
+
+    for n, k in ((10, 2), (10, 5), (9, 0), (7, 6)):
+        a = measure.Timing(tuple([2.0] * k + [1.0] * (n - k)))  # a longer in k pairs
+        b = measure.Timing(tuple([1.5] * n))
+        result = measure.paired(a, b)
+        extreme = abs(k - n / 2)
+        # every one of the 2^n equally likely sign patterns, counted
+        hits = sum(abs(sum(s) - n / 2) >= extreme for s in itertools.product((0, 1), repeat=n))
+        assert (result.longer, result.pairs) == (k, n)
+        assert result.p_value == pytest.approx(hits / 2**n)
+
+
+def test_paired_drops_ties_and_checks_lengths() -> None:
+    result = measure.paired(measure.Timing((1.0, 2.0, 3.0)), measure.Timing((1.0, 1.0, 1.0)))
+    assert (result.longer, result.pairs) == (2, 2) and result.p_value == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="same number of runs, got 1 and 2"):
+        measure.paired(measure.Timing((1.0,)), measure.Timing((1.0, 2.0)))

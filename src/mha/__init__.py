@@ -10,12 +10,14 @@ The maths and the running example:
     checks             input checks, run once at the outermost public call
     cost               parameter and multiply-add counts of a layer, key/value cache size
     measure            FLOPs counted by PyTorch on real calls, and interleaved timing
+    stack              a stack of layers: what appending a word changes in the key/value cache
     seeds              the one way the package seeds random numbers
     toy                the running example, *the cat chased the mouse*: X, labels, weights
     translation        a sentence for a decoder to write, in Latin, and heads that read the source
     budget             one head's budget: tilting a softmax row, blends without a softmax
     scaling            why scores are divided by sqrt(d_k): their variance, saturation, gradients
-    concat             where each head's numbers land once heads are laid side by side
+    concat             where each head's numbers land once heads are laid side by side, and
+                       each head's query-key and value-output maps
     stats              how sure a count is: the Wilson interval of a binomial proportion
     training           real heads trained on a toy subject/object task:
       training.data    the task: vocabulary, sentences, the train/test split, positions

@@ -73,6 +73,24 @@ def chased_tilted(t: float) -> Tensor:
     return tilt(single_head_scores()[toy.CHASED], t)  # (5,)
 
 
+def chased_tilted_rows(tilts: Tensor) -> Tensor:
+    """*chased*'s row of the single head at many tilts at once.
+
+    Args:
+        tilts: ``(T,)`` tilts, each moving score from *cat* to *mouse* as in :func:`tilt`.
+
+    Returns:
+        ``(T, 5)``: row ``i`` is :func:`chased_tilted` of ``tilts[i]``, computed as one batch.
+    """
+    if tilts.dim() != 1:
+        raise ValueError(f"tilts must be one dimension (T,), got shape {tuple(tilts.shape)}")
+    scores = single_head_scores()[toy.CHASED]  # (5,)
+    step = torch.zeros_like(scores)  # (5,): +1 for mouse, -1 for cat
+    step[toy.MOUSE], step[toy.CAT] = 1.0, -1.0
+    shifted = scores + tilts.to(scores.dtype)[:, None] * step  # (T, 5)
+    return torch.softmax(shifted, dim=-1)  # (T, 5)
+
+
 def blends(scores: Tensor, V: Tensor) -> dict[str, Tensor]:
     """Three ways to turn scores into a blend of values: one softmax, two without.
 

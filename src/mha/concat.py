@@ -2,7 +2,7 @@
 
 Which output columns each head can
 reach (with and without ``W^O``), each head's value-and-output map
-``W^V_i W^O_i``, and a tensor of cell *labels* that can be
+``W^V_i W^O_i`` and its query-key map ``W^Q_i (W^K_i)^T``, and a tensor of cell *labels* that can be
 pushed through the same ``transpose``/``reshape`` calls as the heads, so a
 figure can show where every number goes.
 """
@@ -92,6 +92,35 @@ def head_maps(W_v: Tensor, W_o: Tensor) -> Tensor:
     h, _, d_v = W_v.shape
     blocks = W_o.reshape(h, d_v, W_o.shape[-1])  # (h, d_v, d_model): W^O_i
     return W_v @ blocks  # (h, d_model, d_model)
+
+
+def _qk_inputs(W_q: Tensor, W_k: Tensor) -> None:
+    """Check ``W_q`` and ``W_k``, both ``(h, d_model, d_k)`` and of one dtype."""
+    checks.as_tensor("W_q", W_q)
+    checks.as_tensor("W_k", W_k)
+    if W_q.dim() != 3 or W_q.shape != W_k.shape or W_q.dtype != W_k.dtype:
+        raise ValueError(
+            "W_q and W_k must both be (h, d_model, d_k) of one dtype, got "
+            f"W_q {checks.shape(W_q)} {W_q.dtype} and W_k {checks.shape(W_k)} {W_k.dtype}"
+        )
+
+
+@checks.boundary(_qk_inputs)
+def qk_maps(W_q: Tensor, W_k: Tensor) -> Tensor:
+    """Each head's query-key map ``W^Q_i (W^K_i)^T``: where the head looks, as one matrix.
+
+    Head ``i``'s raw score of word ``a`` against word ``b`` is the bilinear form
+    ``x_a (W^Q_i (W^K_i)^T) x_b^T``; the map is ``d_model x d_model`` but has rank
+    at most ``d_k``, since both factors pass through head ``i``'s ``d_k`` columns.
+
+    Args:
+        W_q, W_k: ``(h, d_model, d_k)`` each.
+
+    Returns:
+        ``(h, d_model, d_model)``: entry ``[i, f, g]`` is how much feature ``f`` of the
+        asking word and feature ``g`` of the word read add to head ``i``'s score.
+    """
+    return W_q @ W_k.transpose(-2, -1)  # (h, d_model, d_model)
 
 
 def concat_of_heads(h: int, d_k: int, seed: int = 0) -> Tensor:

@@ -2,7 +2,8 @@
 
 :mod:`mha.cost` counts multiply-adds on paper. This module checks those counts
 against what PyTorch itself counts when the functions of :mod:`mha.attention`
-actually run, and times two functions fairly against each other.
+actually run, times two functions fairly against each other, and compares their
+runs pair by pair with a sign test.
 
 FLOPs versus multiply-adds: ``torch.utils.flop_counter.FlopCounterMode`` counts
 two floating-point operations per multiply-add (one multiply, one add), and it
@@ -12,6 +13,7 @@ the reshapes are not in its total.
 
 from __future__ import annotations
 
+import math
 import statistics
 import time
 from collections.abc import Callable, Mapping
@@ -169,3 +171,34 @@ def time_interleaved(
             fn()
             runs[name].append(time.perf_counter() - start)
     return {name: Timing(tuple(r)) for name, r in runs.items()}
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Two functions timed in turns, compared pair by pair.
+
+    Attributes:
+        longer: pairs in which the first function took longer than the second.
+        pairs: pairs compared (ties count as neither longer nor shorter and are dropped).
+        p_value: two-sided sign test: the chance, were each function equally likely
+            to take longer in a pair, of a split at least this uneven.
+    """
+
+    longer: int
+    pairs: int
+    p_value: float
+
+
+def paired(a: Timing, b: Timing) -> Paired:
+    """Compare two timings of :func:`time_interleaved` run by run (run ``k`` of each is a pair).
+
+    Raises:
+        ValueError: if the two have different numbers of runs.
+    """
+    if len(a.runs) != len(b.runs):
+        raise ValueError(f"need the same number of runs, got {len(a.runs)} and {len(b.runs)}")
+    pairs = [(x, y) for x, y in zip(a.runs, b.runs, strict=True) if x != y]
+    n, k = len(pairs), sum(x > y for x, y in pairs)
+    tail = min(k, n - k)  # the smaller side; the test counts splits at least this uneven
+    p = sum(math.comb(n, j) for j in range(n + 1) if min(j, n - j) <= tail) / 2**n
+    return Paired(k, n, min(1.0, p))

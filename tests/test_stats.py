@@ -1,0 +1,75 @@
+"""The two-sample comparisons of mha.stats, checked against independent sources.
+
+Fisher's exact test is compared with SciPy's implementation; Newcombe's interval with the
+values Newcombe (1998, Table II, method 10) printed for his worked examples.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import fisher_exact as scipy_fisher_exact
+
+from mha.stats import fisher_exact, newcombe_interval
+
+
+@st.composite
+def two_counts(draw: st.DrawFn) -> tuple[int, int, int, int]:
+    n1, n2 = draw(st.integers(1, 60)), draw(st.integers(1, 60))
+    return draw(st.integers(0, n1)), n1, draw(st.integers(0, n2)), n2
+
+
+@settings(max_examples=300, deadline=None)
+@given(two_counts())
+def test_fisher_exact_matches_scipy(counts: tuple[int, int, int, int]) -> None:
+    k1, n1, k2, n2 = counts
+    expected = scipy_fisher_exact([[k1, n1 - k1], [k2, n2 - k2]])[1]
+    assert fisher_exact(k1, n1, k2, n2) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+
+
+def test_fisher_exact_on_the_books_counts() -> None:
+    # one head 4 of 10 against two heads 9 of 10: the p-value the book's readers quoted
+    assert fisher_exact(4, 10, 9, 10) == pytest.approx(0.0573, abs=5e-5)
+    assert fisher_exact(5, 10, 5, 10) == 1.0  # identical counts: nothing to see
+    assert fisher_exact(0, 10, 10, 10) == pytest.approx(2 / 184756)  # 2 / C(20, 10)
+
+
+# Newcombe (1998), Statistics in Medicine 17, 873-890, Table II, method 10.
+NEWCOMBE_1998 = [
+    ((56, 70, 48, 80), (0.0524, 0.3339)),
+    ((9, 10, 3, 10), (0.1705, 0.8090)),
+    ((5, 56, 0, 29), (-0.0381, 0.1926)),
+    ((0, 10, 0, 20), (-0.1611, 0.2775)),
+    ((0, 10, 0, 10), (-0.2775, 0.2775)),
+    ((10, 10, 0, 20), (0.6791, 1.0000)),
+    ((10, 10, 0, 10), (0.6075, 1.0000)),
+]
+
+
+@pytest.mark.parametrize(("counts", "published"), NEWCOMBE_1998)
+def test_newcombe_interval_matches_published_values(counts, published) -> None:
+    low, high = newcombe_interval(*counts)
+    assert (low, high) == pytest.approx(published, abs=5e-5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(two_counts(), st.floats(0.5, 0.999))
+def test_newcombe_interval_properties(counts, confidence: float) -> None:
+    k1, n1, k2, n2 = counts
+    d = k1 / n1 - k2 / n2
+    low, high = newcombe_interval(k1, n1, k2, n2, confidence)
+    assert -1 - 1e-12 <= low <= d <= high <= 1 + 1e-12
+    # swapping the two settings mirrors the interval
+    swapped = newcombe_interval(k2, n2, k1, n1, confidence)
+    assert swapped == pytest.approx((-high, -low), abs=1e-12)
+    # a higher confidence gives a wider interval
+    wider = newcombe_interval(k1, n1, k2, n2, min(0.9999, confidence + 0.0005))
+    assert wider[0] <= low + 1e-12 and wider[1] >= high - 1e-12
+
+
+@pytest.mark.parametrize("bad", [(-1, 10, 1, 10), (1, 0, 1, 10), (1, 10, 11, 10), (1.0, 10, 1, 10)])
+def test_two_sample_errors_name_the_counts(bad) -> None:
+    for fn in (fisher_exact, newcombe_interval):
+        with pytest.raises(ValueError, match="0 <= k <= n"):
+            fn(*bad)
