@@ -128,7 +128,12 @@ def test_every_cost_field_matches_real_tensors_and_the_flop_counter(
     assert c.macs_total == c.macs_without_out + c.output
     if g == h:
         assert 2 * c.macs_total == _flops(mha.multi_head_attention, X, W_q, W_k, W_v, W_o)
-    assert c.as_dict()["macs_total"] == c.macs_total
+    # The table and widget view of the same counts: every field, and the two sums.
+    d = c.as_dict()
+    assert 2 * d["macs_without_out"] == _flops(mha.grouped_heads, X, W_q, W_k, W_v)
+    assert d["macs_total"] == d["macs_without_out"] + d["output"]
+    assert d["params_out"] == W_o.numel() and d["kv_cache_per_token"] == c.kv_cache_per_token
+    assert len(d) == 19
 
 
 @pytest.mark.parametrize(("n", "d_model", "h", "d_k", "d_v"), [(6, 10, 2, 3, 7), (5, 9, 3, 9, 2)])
