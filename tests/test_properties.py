@@ -228,3 +228,9 @@ def test_wilson_ends_are_where_the_score_test_just_rejects(kn, confidence: float
     roots = sorted(np.roots([1 + a, -(2 * p_hat + a), p_hat * p_hat]).real)  # two real roots
     got = wilson_interval(k, n, confidence)
     assert got == pytest.approx((max(0.0, roots[0]), min(1.0, roots[1])), abs=1e-9)
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.1])
+def test_wilson_interval_rejects_a_confidence_outside_zero_and_one(confidence: float) -> None:
+    with pytest.raises(ValueError, match=f"strictly between 0 and 1, got {confidence}"):
+        wilson_interval(3, 10, confidence)
