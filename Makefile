@@ -4,13 +4,14 @@
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
+#   make mutation  mutation testing of the maths modules (not part of make test; ~20 min)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean weights pdf
+.PHONY: book test lab bench clean weights pdf mutation
 
 # JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -99,3 +100,15 @@ clean:
 bench: $(STAMP) $(NPM_STAMP)
 	@tests/browser/ensure-chromium
 	$(BIN)/python -m benchmarks.run
+
+# Mutation testing (not part of make test): mutmut changes one operator, number or name at a
+# time in attention, cost, budget, concat, stats and training/probe ([tool.mutmut] in
+# pyproject.toml) and runs the fast unit tests that call the changed function; a mutant
+# that no test notices "survives". Prints the kill rate and every survivor's name
+# (`.venv/bin/mutmut show NAME` shows its diff); benchmarks/mutation.md judges them.
+mutation: $(STAMP)
+	rm -rf mutants
+	$(BIN)/mutmut run --max-children 2
+	$(BIN)/mutmut export-cicd-stats
+	@cat mutants/mutmut-cicd-stats.json; echo
+	$(BIN)/mutmut results

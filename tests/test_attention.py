@@ -75,9 +75,15 @@ def test_each_head_returns_n_by_d_k() -> None:  # C7
     H, weights = mha.all_heads(toy.X, W_q, W_k, W_v)
     assert H.shape == (3, 5, 3)
     assert weights.shape == (3, 5, 5)
+    eye = torch.eye(5, dtype=torch.float64)  # values that return the weights
     for i in range(3):
-        out_i, _ = mha.single_head(toy.X, W_q[i], W_k[i], W_v[i])
-        assert out_i.shape == (5, 3)
+        Q, K, V = toy.X @ W_q[i], toy.X @ W_k[i], toy.X @ W_v[i]  # (5, 3) each
+        out_i, w_i = mha.single_head(toy.X, W_q[i], W_k[i], W_v[i])
+        want = F.scaled_dot_product_attention(Q, K, V)  # (5, 3)
+        torch.testing.assert_close(out_i, want, rtol=0, atol=1e-12)
+        torch.testing.assert_close(H[i], want, rtol=0, atol=1e-12)
+        torch.testing.assert_close(weights[i], F.scaled_dot_product_attention(Q, K, eye))
+        torch.testing.assert_close(w_i, weights[i], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("batched", [False, True])
@@ -123,10 +129,15 @@ def test_softmax_stays_finite_for_huge_scores() -> None:
     out, w = mha.scaled_dot_product(Q, K, V)
     assert torch.isfinite(out).all() and torch.isfinite(w).all()
     torch.testing.assert_close(w.sum(-1), torch.ones(2, dtype=torch.float64))
+    # Each row's two scores differ by about 7e7: all the weight goes to the larger one.
+    assert torch.equal(w, V) and torch.equal(out, V)
+    # Every word equal: every score is the same 3.2e9, so each row is exactly uniform
+    # and every output is the mean of three equal values 4e4 summed over 4 columns.
     X = torch.full((3, 4), 1e4, dtype=torch.float32)
     W = torch.ones(1, 4, 4, dtype=torch.float32)
     out, w = mha.multi_head_attention(X, W, W, W, torch.ones(4, 4))
-    assert torch.isfinite(out).all() and torch.isfinite(w).all()
+    torch.testing.assert_close(w, torch.full((1, 3, 3), 1 / 3), rtol=1e-6, atol=0)
+    torch.testing.assert_close(out, torch.full((3, 4), 1.6e5), rtol=1e-6, atol=0)
 
 
 def test_split_heads_cuts_columns() -> None:

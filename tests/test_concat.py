@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 import torch
+from torch.nn.functional import scaled_dot_product_attention
 
 import mha
 from mha import toy
@@ -34,9 +35,16 @@ def test_with_output_projection_every_head_reaches_every_column() -> None:
 def test_layer_output_matches_multi_head_attention() -> None:
     W_q, W_k, W_v = toy.random_heads(3)
     W_o = toy.random_output(3, 3)
-    out, _ = mha.multi_head_attention(toy.X, W_q, W_k, W_v, W_o)
-    assert torch.allclose(layer_output(toy.X, W_q, W_k, W_v, W_o), out, atol=1e-12)
-    assert layer_output(toy.X, W_q, W_k, W_v).shape == (5, 9)
+    # Each head by PyTorch's attention, laid side by side with torch.cat: no mha code.
+    heads = [
+        scaled_dot_product_attention(toy.X @ W_q[i], toy.X @ W_k[i], toy.X @ W_v[i])  # (5, 3)
+        for i in range(3)
+    ]
+    concat = torch.cat(heads, dim=-1)  # (5, 9)
+    torch.testing.assert_close(layer_output(toy.X, W_q, W_k, W_v), concat, rtol=0, atol=1e-12)
+    torch.testing.assert_close(
+        layer_output(toy.X, W_q, W_k, W_v, W_o), concat @ W_o, rtol=0, atol=1e-12
+    )
 
 
 def test_cell_labels_follow_the_heads_through_concat() -> None:

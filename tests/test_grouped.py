@@ -51,12 +51,12 @@ def test_grouped_heads_equal_all_heads_with_repeated_keys_and_values(h: int, g: 
     H_all, w_all = mha.all_heads(toy.X, W_q, W_k_rep, W_v_rep)
     torch.testing.assert_close(H, H_all, rtol=0, atol=1e-12)
     torch.testing.assert_close(weights, w_all, rtol=0, atol=1e-12)
-    if g < h:  # sharing is real: query heads of one group read the same keys and values
-        W_q_same = W_q.clone()
-        W_q_same[1] = W_q_same[0]  # heads 0 and 1 are in group 0 whenever g < h
-        H_same, _ = mha.grouped_heads(toy.X, W_q_same, W_k, W_v)
-        torch.testing.assert_close(H_same[0], H_same[1], rtol=0, atol=1e-12)
-        assert not torch.allclose(H_same[0], H_same[-1])  # the last head is in another group
+    # Give every query head head 0's W_q: then two heads agree exactly when they read the
+    # same keys and values, i.e. when they are in the same group (heads j*h/g .. (j+1)*h/g-1).
+    H_same, _ = mha.grouped_heads(toy.X, W_q[:1].expand_as(W_q), W_k, W_v)  # (h, 5, 3)
+    for i in range(h):
+        same_group = i // (h // g) == 0
+        assert torch.allclose(H_same[i], H_same[0], rtol=0, atol=1e-12) == same_group, (i, g)
 
 
 def test_grouped_heads_reject_uneven_groups_naming_shapes() -> None:

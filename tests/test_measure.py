@@ -48,15 +48,29 @@ def test_random_layer_rejects_heads_that_do_not_divide() -> None:
         measure.random_layer(5, 9, 2)
 
 
-def test_time_interleaved_runs_in_turns() -> None:
+def test_time_interleaved_runs_in_turns_and_times_each_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A fake clock that each function moves on by a known amount: the runs recorded are
+    exactly the timed calls' amounts (the warm-up's left out), whatever the machine does."""
+    clock = [0.0]
+    monkeypatch.setattr(measure.time, "perf_counter", lambda: clock[0])
     order: list[str] = []
+    took = {"a": iter([100.0, 3.0, 1.0, 4.0, 2.0]), "b": iter([200.0, 5.0, 5.0, 6.0, 9.0])}
+
+    def run(name: str) -> None:
+        order.append(name)
+        clock[0] += next(took[name])
+
     timings = measure.time_interleaved(
-        {"a": lambda: order.append("a"), "b": lambda: order.append("b")}, repeats=4, warmup=1
+        {"a": lambda: run("a"), "b": lambda: run("b")}, repeats=4, warmup=1
     )
     assert order == ["a", "b"] * 5
-    assert set(timings) == {"a", "b"}
-    t = timings["a"]
-    assert len(t.runs) == 4
+    assert timings["a"].runs == (3.0, 1.0, 4.0, 2.0) and timings["b"].runs == (5.0, 5.0, 6.0, 9.0)
+    a, b = timings["a"], timings["b"]
+    assert (a.median, a.min, a.max) == (2.5, 1.0, 4.0)
+    assert (b.median, b.min, b.max) == (5.5, 5.0, 9.0)
+    assert measure.Timing((0.3, 0.1, 0.2)).median == 0.2  # odd count: the middle run
 
 
 def test_time_interleaved_rejects_no_repeats() -> None:
@@ -83,7 +97,9 @@ def test_each_stage_is_counted_on_its_own_call(n: int, d_model: int, h: int) -> 
         "scoring": 2 * c.scoring,
         "blending": 2 * c.blending,
     }
-    assert got["projection"] != 3 * got["scoring"]  # n != d_model tells them apart
+    d_k = d_model // h  # each stage by its own hand formula (two FLOPs per multiply-add)
+    assert got["projection"] == 2 * 3 * h * n * d_model * d_k
+    assert got["scoring"] == got["blending"] == 2 * h * n * n * d_k
     assert sum(got.values()) == measure.flops(mha.all_heads, *layer.projections)["total"]
 
 

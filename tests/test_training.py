@@ -110,22 +110,78 @@ def test_snapshot_rows_and_roles_match_a_direct_forward_pass() -> None:
     torch.testing.assert_close(run.roles[:, 1], obj.mean(0), rtol=0, atol=1e-12)
 
 
-def test_steps_view_shows_the_runs_snapshot() -> None:
+def adam_by_hand(config: T.RunConfig) -> list[tuple[dict[str, torch.Tensor], float]]:
+    """The training run of ``config`` again, without ``train``, torch.optim or the model:
+    the forward pass is PyTorch's SDPA on the raw parameters (:mod:`mha.training.reference`),
+    the update is Adam written out (Kingma & Ba 2015, torch's defaults: betas 0.9 and
+    0.999, eps 1e-8). Returns, for step 0 .. steps, the parameters before that step's update
+    and the held-out loss."""
+    from mha.seeds import generator
+    from mha.training import reference
+
+    train_set, test = T.split()
+    params = {k: p.detach().clone() for k, p in T.build(config).named_parameters()}
+    m = {k: torch.zeros_like(p) for k, p in params.items()}
+    v = {k: torch.zeros_like(p) for k, p in params.items()}
+    order = generator(config.seed, 555)  # the run's own draw of training sentences
+
+    def loss(state: dict[str, torch.Tensor], data: T.Sentences) -> torch.Tensor:
+        scores = reference.logits(state, data.tokens, data.verb)  # (N, 2, nouns)
+        ce = torch.nn.functional.cross_entropy
+        return ce(scores[:, 0], data.subject) + ce(scores[:, 1], data.object)
+
+    out = []
+    for t in range(1, config.steps + 2):
+        with torch.no_grad():
+            out.append(({k: p.clone() for k, p in params.items()}, float(loss(params, test))))
+        if t > config.steps:
+            break
+        batch = train_set.take(torch.randint(len(train_set), (config.batch,), generator=order))
+        live = {k: p.requires_grad_() for k, p in params.items()}
+        grads = torch.autograd.grad(loss(live, batch), list(live.values()))
+        with torch.no_grad():
+            for (k, p), g in zip(live.items(), grads, strict=True):
+                m[k] = 0.9 * m[k] + 0.1 * g
+                v[k] = 0.999 * v[k] + 0.001 * g * g
+                m_hat, v_hat = m[k] / (1 - 0.9**t), v[k] / (1 - 0.999**t)
+                params[k] = p.detach() - config.lr * m_hat / (v_hat.sqrt() + 1e-8)
+    return out
+
+
+def test_steps_view_shows_what_adam_written_out_gives() -> None:
     config = T.RunConfig(h=2, steps=20, init="perturbed", eps=1e-3)
     run = T.train(config)
+    by_hand = adam_by_hand(config)
+    from mha.training import reference
+
+    ids, verb, _, _ = T.encode(T.SHOW)
+    for step in (0, 10, 20):
+        state, held_out = by_hand[step]
+        weights, _ = reference.layer(state, torch.tensor([ids]))  # (1, h, n, n)
+        rows = weights[0, :, verb]  # (h, n): the verb's row of SHOW, from SDPA
+        torch.testing.assert_close(run.snapshots[step], rows, rtol=0, atol=1e-9)
+        assert float(run.test_loss[run.eval_steps == step][0]) == pytest.approx(held_out, abs=1e-9)
+        html = steps_html(run, step)
+        assert 'data-view="training-steps"' in html and f'data-step="{step}"' in html
+        shown = dict(re.findall(r'data-key="([^"]+)" data-value="([^"]+)"', html))
+        for i in range(2):
+            for j in range(T.MAX_LEN):
+                assert float(shown[f"r{i}-{j}"]) == pytest.approx(float(rows[i, j]), abs=1e-6)
+        assert float(shown["loss"]) == pytest.approx(held_out, rel=1e-5)
+    assert run.loss.shape == (20,) and not torch.equal(by_hand[20][0]["W_q"], by_hand[0][0]["W_q"])
+    trained = {k: p.detach() for k, p in run.model.named_parameters()}
+    for k, p in by_hand[20][0].items():
+        torch.testing.assert_close(trained[k], p, rtol=0, atol=1e-9)
     html = steps_html(run, 10)
-    assert 'data-view="training-steps"' in html and 'data-step="10"' in html
-    shown = dict(re.findall(r'data-key="([^"]+)" data-value="([^"]+)"', html))
-    rows = run.snapshots[10]  # (h, n)
-    for i in range(2):
-        for j in range(T.MAX_LEN):
-            assert float(shown[f"r{i}-{j}"]) == pytest.approx(float(rows[i, j]), abs=1e-6)
     attrs = dict(re.findall(r'data-([a-z]+)="([^"]*)"', html.split(">", 1)[0]))
     assert attrs["eps"] == "0.001" and attrs["init"] == "perturbed"
+    # The numbers the browser tests expect for this view (it trains again) are these too.
     want = mw.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
-    assert want is not None
-    for key, value in want.items():
-        assert float(shown[key]) == pytest.approx(value, rel=1e-5, abs=1e-6)
+    weights, _ = reference.layer(by_hand[10][0], torch.tensor([ids]))  # (1, h, n, n)
+    assert want is not None and want["loss"] == pytest.approx(by_hand[10][1], abs=1e-9)
+    for i in range(2):
+        for j in range(T.MAX_LEN):
+            assert want[f"r{i}-{j}"] == pytest.approx(float(weights[0, i, verb, j]), abs=1e-9)
 
 
 def test_steps_view_shows_a_tiny_loss_with_its_digits() -> None:
@@ -241,13 +297,19 @@ def test_head_kinds_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_settings_summary_counts_what_the_weights_do() -> None:
-    from mha.stats import wilson_interval
+    import numpy
+
     from mha.training import reference, results
 
     s = results.setting(1, 12)
     both = [reference.held_out(1, 12, seed)["both"] for seed in T.SEEDS]
     assert s.solved == sum(b >= 0.99 for b in both) and s.runs == len(T.SEEDS)
-    assert (s.low, s.high) == wilson_interval(s.solved, s.runs)
+    # The Wilson interval's ends solve (k/n - p)^2 = z^2 p (1 - p) / n (the score test's
+    # boundary): found here by numpy's polynomial roots, not by the closed form.
+    z, p_hat = 1.959963984540054, s.solved / s.runs  # z: the normal's 97.5 % quantile
+    a = z * z / s.runs
+    roots = sorted(numpy.roots([1 + a, -(2 * p_hat + a), p_hat * p_hat]).real)
+    assert (s.low, s.high) == pytest.approx((max(0, roots[0]), min(1, roots[1])), abs=1e-12)
     assert s.weights == sum(p.numel() for p in T.HeadsModel(1).parameters())
     counts = results.kind_counts([["subject", "object"], ["noun", "mixed"], ["subject", "noun"]])
     assert counts == {"subject": 2, "object": 1, "noun": 2, "mixed": 1, "role_split": 1}

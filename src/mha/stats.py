@@ -37,7 +37,10 @@ def wilson_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, fl
     centre = p + z * z / (2 * n)
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     scale = 1 + z * z / n
-    return max(0.0, (centre - half) / scale), min(1.0, (centre + half) / scale)
+    low, high = (centre - half) / scale, (centre + half) / scale
+    # In exact arithmetic 0 <= low <= p <= high <= 1; round-off can cross an end by one
+    # ulp (high = 1 - 2e-16 at k = n, low < 0 at k = 0), so pin each end to its bound.
+    return max(0.0, min(low, p)), min(1.0, max(high, p))
 
 
 def _check_counts(k: int, n: int) -> None:
