@@ -41,7 +41,7 @@ JupyterLab only: {eval}`caption("fig-a")`
 :::{admonition} Learning goals
 :class: tip
 
-Read {numref}`fig-a` and {eq}`eq-b`; see {doc}`the next one <02_next>` and
+Read {numref}`fig-a` and {eq}`eq-b` (try {numref}`ex-one`); see {doc}`the next one <02_next>` and
 {ref}`sec-start` {cite}`Vaswani2017`.
 :::
 
@@ -122,7 +122,7 @@ def test_myst_becomes_plain_markdown() -> None:
     # no label line, the Lab-only cell gone, and the note right under the title
     assert md[0].startswith("# A chapter\n\n> **About this notebook.** It is a chapter of")
     assert "> **Learning goals**" in text
-    assert "Read Figure 7 and (4); see [the next one](02_next.ipynb)" in text
+    assert "Read Figure 7 and (4) (try Exercise 3); see [the next one](02_next.ipynb)" in text
     assert "*A chapter* (Vaswani et al., 2017)" in text
     assert "x = 1\n\\tag{4}\n$$" in text
     assert "The value is 0.25." in text
@@ -198,12 +198,13 @@ NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?![\w])")
 
 def prose_numbers(html: Path) -> set[str]:
     """The numbers in a page's prose: paragraphs and list items of the article, outside
-    code, outputs, widgets and displayed maths."""
+    code, outputs, widgets, displayed maths and citation labels (the site writes [VSP+17]
+    where a notebook writes (Vaswani et al., 2017))."""
     soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
     article = soup.select_one("article") or soup
     for hidden in article.select(
         ".cell_input, .cell_output, .output, .widget-view, .mha-static-widget, .math, "
-        "div.highlight, .headerlink, .eqno, script, style"
+        "div.highlight, .headerlink, .eqno, .bibtex-citation, script, style"
     ):
         hidden.decompose()
     text = " ".join(el.get_text(" ") for el in article.select("p, li"))
@@ -223,10 +224,11 @@ def test_plain_notebook_runs_from_a_fresh_kernel(path: Path, tmp_path: Path) -> 
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={
-        "metadata": {"path": str(tmp_path)}
-    })
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
-              if o.output_type == "error"]
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
     assert not errors

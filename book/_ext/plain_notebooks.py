@@ -145,8 +145,10 @@ def replace_roles(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]])
             return value
         if name == "numref":
             label_text, label = split_target(body)
-            n = number_of(facts.figures, label, "figure", facts.docname)
-            return (label_text or "Figure %s").replace("%s", n).replace("{number}", n)
+            kind = "Exercise" if label in facts.exercises else "Figure"
+            table = facts.exercises if kind == "Exercise" else facts.figures
+            n = number_of(table, label, "figure or exercise", facts.docname)
+            return (label_text or f"{kind} %s").replace("%s", n).replace("{number}", n)
         if name == "eq":
             return f"({number_of(facts.equations, body, 'equation', facts.docname)})"
         if name == "doc":
@@ -391,8 +393,11 @@ def bibliography(path: str) -> dict[str, Reference]:
         people = entry.persons.get("author", [])
         last = [plain(" ".join(p.last_names)) for p in people]
         year = entry.fields.get("year", "n.d.")
-        who = last[0] if len(last) == 1 else (" and ".join(last) if len(last) == 2 else
-                                               f"{last[0]} et al.")
+        who = (
+            last[0]
+            if len(last) == 1
+            else (" and ".join(last) if len(last) == 2 else f"{last[0]} et al.")
+        )
         names = ", ".join(
             plain(" ".join(p.last_names)) + ", " + " ".join(f"{n[0]}." for n in p.first_names)
             for p in people
@@ -400,7 +405,8 @@ def bibliography(path: str) -> dict[str, Reference]:
         venue = entry.fields.get("booktitle") or entry.fields.get("journal") or ""
         title = plain(entry.fields.get("title", ""))
         refs[key] = Reference(
-            f"{who}, {year}", f"{names} ({year}). {title}." + (f" *{plain(venue)}*." if venue else "")
+            f"{who}, {year}",
+            f"{names} ({year}). {title}." + (f" *{plain(venue)}*." if venue else ""),
         )
     return refs
 
@@ -424,7 +430,7 @@ def page_facts(app: Any, docname: str, references: dict[str, Reference]) -> Page
     doctree = env.get_doctree(docname)
     return PageFacts(
         docname=docname,
-        book_title=app.config.project,
+        book_title=app.config.html_title or app.config.project,
         evals=list(doctree.attributes.get(EVALS_KEY, [])),
         figures=flat("figure"),
         exercises=flat("exercise"),

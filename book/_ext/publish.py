@@ -180,9 +180,7 @@ def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
         return
     repo = repository(app.config)
     first = [notebook_files.colab_cell(repo)] if repo is not None else []
-    references = plain_notebooks.bibliography(
-        str(Path(app.srcdir) / app.config.bibtex_bibfiles[0])
-    )
+    references = plain_notebooks.bibliography(str(Path(app.srcdir) / app.config.bibtex_bibfiles[0]))
     changed = 0
     for docname in sorted(app.env.found_docs):
         if not is_notebook(app, docname):
@@ -197,7 +195,9 @@ def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
         except plain_notebooks.PlainTextError as err:
             logger.warning(f"publish: {err}")
             continue
-        changed += notebook_files.write(plain, Path(app.outdir) / NOTEBOOKS_DIR / f"{docname}.ipynb")
+        changed += notebook_files.write(
+            plain, Path(app.outdir) / NOTEBOOKS_DIR / f"{docname}.ipynb"
+        )
     logger.info(f"publish: {changed} notebook(s) updated in {app.outdir}/{NOTEBOOKS_DIR}")
 
 
