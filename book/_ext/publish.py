@@ -31,8 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import notebook_files
+import plain_notebooks
 import yaml
 from jupyter_book.config import PATH_YAML_DEFAULT
+from myst_nb.ext.eval import EvalRoleAny
 from notebook_files import NOTEBOOKS_DIR, Repository
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -172,19 +174,30 @@ def add_buttons(
 
 def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     """Write ``_notebooks/<page>.ipynb`` for every notebook page, those whose HTML this build
-    did not rewrite too (the Colab cell follows the config, the export its code)."""
+    did not rewrite too: plain notebooks (``plain_notebooks``) that quote what this build
+    computed, headed by the Colab cell when the book has a repository."""
     if exception is not None or app.builder.format != "html":
         return
     repo = repository(app.config)
+    first = [notebook_files.colab_cell(repo)] if repo is not None else []
+    references = plain_notebooks.bibliography(str(Path(app.srcdir) / app.config.bibtex_bibfiles[0]))
     changed = 0
     for docname in sorted(app.env.found_docs):
         if not is_notebook(app, docname):
             continue
-        nb = notebook_files.export(Path(app.env.doc2path(docname)), repo)
+        nb = notebook_files.export(Path(app.env.doc2path(docname)), None)
         if nb is None:
             logger.warning(f"publish: {docname} is a notebook that jupytext cannot export")
             continue
-        changed += notebook_files.write(nb, Path(app.outdir) / NOTEBOOKS_DIR / f"{docname}.ipynb")
+        facts = plain_notebooks.page_facts(app, docname, references)
+        try:
+            plain = plain_notebooks.plain_notebook(nb, facts, first)
+        except plain_notebooks.PlainTextError as err:
+            logger.warning(f"publish: {err}")
+            continue
+        changed += notebook_files.write(
+            plain, Path(app.outdir) / NOTEBOOKS_DIR / f"{docname}.ipynb"
+        )
     logger.info(f"publish: {changed} notebook(s) updated in {app.outdir}/{NOTEBOOKS_DIR}")
 
 
@@ -195,4 +208,6 @@ def setup(app: Sphinx) -> dict:
     # After the theme's own buttons (priority 501), so that its download menu exists.
     app.connect("html-page-context", add_buttons, priority=502)
     app.connect("build-finished", write_notebooks)
+    # Each page's doctree keeps what its {eval} roles computed, for the plain notebooks.
+    EvalRoleAny.run = plain_notebooks.record_evals(EvalRoleAny.run)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,441 @@
+"""The chapters as plain Jupyter notebooks: CommonMark and ``$`` math, readable in any front end.
+
+Why this exists: the chapters are MyST text notebooks. JupyterLab with jupyterlab-myst renders
+them, but Colab, VS Code, Notebook 7 and GitHub's preview show MyST's markup as text
+(``:::{admonition}``, ``{eval}`` expressions, ``{numref}`` roles, equation labels). The
+notebooks that the site offers for download and Colab (``_build/html/_notebooks``) are
+therefore written by :func:`plain_notebook` from the MyST source and from what the build
+computed, so their markdown cells hold only CommonMark with ``$…$``/``$$…$$`` math:
+
+* ``{eval}`expr``` becomes the text the build computed for it (recorded, in order, while the
+  page was read: :func:`record_evals`); the notebook says once, at the top, that the prose
+  quotes the book's own run.
+* ``{numref}``, ``{eq}`` and exercises use the site's numbers ("Figure 7", "(4)", "Exercise
+  3"); a displayed equation carries ``\\tag{4}``; label lines ``(name)=`` go.
+* ``{doc}`` links point to the other chapter's notebook; ``{ref}`` names its section.
+* ``{cite}`` becomes "(Vaswani et al., 2017)", and the notebook ends with its references.
+* An admonition becomes a block quote with a bold title; an exercise, a bold "Exercise 3."
+  paragraph; each markdown part of its solution a folded ``<details>`` block, and the solution's
+  code cells stay (so the notebook still runs), their code folded (``jupyter.source_hidden``).
+* A figure's caption, kept in its code cell's metadata, becomes a markdown cell under it
+  ("**Figure 7.** …"). Cells tagged ``remove-cell`` (JupyterLab-only helpers) go; code the site
+  hides (``hide-input``, ``remove-input``) stays, folded.
+
+:class:`PageFacts` holds what the build knows about a page; :func:`page_facts` reads it from
+the Sphinx environment. Everything else here is plain text processing, tested in
+``tests/test_plain_notebooks.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+import nbformat
+
+EVALS_KEY = "mha_evals"  # doctree attribute: [(expression, text), ...] in reading order
+ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<text>[^`]*)`")
+FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
+OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
+LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$")
+EQUATION_END = re.compile(r"^\$\$\s*\((?P<label>[\w-]+)\)\s*$")
+SOLUTION_START = re.compile(r"^```\{solution-start\}\s*(?P<label>[\w-]+)\s*$")
+SOLUTION_END = re.compile(r"^```\{solution-end\}\s*$")
+BARE_FENCE = re.compile(r"^```\s*$")
+TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$")  # "text <target>" in a role
+NOTE = (
+    "> **About this notebook.** It is a chapter of *{book}*. Its text quotes the numbers "
+    "that the book's own run of these cells computed; run the cells (Run All) and the outputs "
+    "show them again. If you change a cell, the new numbers appear in the outputs, not in the "
+    "text."
+)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One entry of the bibliography: how the text cites it and how the list shows it."""
+
+    cite: str  # "Vaswani et al., 2017"
+    entry: str  # "Vaswani, A., Shazeer, N., … (2017). Attention Is All You Need. …"
+
+
+@dataclass
+class PageFacts:
+    """What the build knows about one page, for turning its MyST into plain text."""
+
+    docname: str  # "notebooks/01_one_budget"
+    book_title: str
+    evals: list[tuple[str, str]]  # (expression, computed text), in reading order
+    figures: dict[str, str]  # label -> the site's number ("7"), for {numref} and captions
+    exercises: dict[str, str]  # label -> number
+    equations: dict[str, str]  # label -> number
+    titles: dict[str, str]  # docname -> title, for {doc}
+    sections: dict[str, str]  # label -> section title, for {ref}
+    references: dict[str, Reference]
+    cited: list[str] = field(default_factory=list)  # keys in order of first citation
+
+
+class PlainTextError(ValueError):
+    """The MyST source holds something this converter cannot write as plain text."""
+
+
+# ----------------------------------------------------------------------------- inline roles
+
+
+def relative_notebook(from_doc: str, to_doc: str) -> str:
+    """The path of ``to_doc``'s notebook relative to ``from_doc``'s (both ``.ipynb``)."""
+    here = PurePosixPath(from_doc).parent
+    there = PurePosixPath(to_doc + ".ipynb")
+    up = len(here.parts)
+    common = 0
+    while common < min(up, len(there.parts) - 1) and here.parts[common] == there.parts[common]:
+        common += 1
+    parts = [".."] * (up - common) + list(there.parts[common:])
+    return "/".join(parts)
+
+
+def resolve_doc(from_doc: str, target: str) -> str:
+    """The docname that a ``{doc}`` target names, relative to ``from_doc``'s folder."""
+    path = PurePosixPath(from_doc).parent
+    for part in PurePosixPath(target).parts:
+        path = path.parent if part == ".." else path / part
+    return str(path)
+
+
+def split_target(text: str) -> tuple[str | None, str]:
+    """``"text <target>"`` -> ``("text", "target")``; ``"target"`` -> ``(None, "target")``."""
+    m = TARGET.match(text)
+    return (m["text"], m["target"]) if m else (None, text.strip())
+
+
+def number_of(table: dict[str, str], label: str, what: str, docname: str) -> str:
+    if label not in table:
+        raise PlainTextError(f"{docname}: no number for {what} {label!r}")
+    return table[label]
+
+
+def cite(facts: PageFacts, keys: str) -> str:
+    """``"Vaswani2017,He2016"`` -> ``"(Vaswani et al., 2017; He et al., 2016)"``."""
+    found = []
+    for key in (k.strip() for k in keys.split(",")):
+        if key not in facts.references:
+            raise PlainTextError(f"{facts.docname}: no bibliography entry {key!r}")
+        if key not in facts.cited:
+            facts.cited.append(key)
+        found.append(facts.references[key].cite)
+    return "(" + "; ".join(found) + ")"
+
+
+def replace_roles(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> str:
+    """Every MyST role in ``text`` as plain text or a CommonMark link."""
+
+    def one(m: re.Match[str]) -> str:
+        name, body = m["name"], m["text"]
+        if name == "eval":
+            expression, value = next(evals, (None, ""))
+            if expression != body:
+                raise PlainTextError(
+                    f"{facts.docname}: the build computed {expression!r} where the text has "
+                    f"{body!r}: the recorded values are out of step with the source"
+                )
+            return value
+        if name == "numref":
+            label_text, label = split_target(body)
+            kind = "Exercise" if label in facts.exercises else "Figure"
+            table = facts.exercises if kind == "Exercise" else facts.figures
+            n = number_of(table, label, "figure or exercise", facts.docname)
+            return (label_text or f"{kind} %s").replace("%s", n).replace("{number}", n)
+        if name == "eq":
+            return f"({number_of(facts.equations, body, 'equation', facts.docname)})"
+        if name == "doc":
+            label_text, target = split_target(body)
+            doc = resolve_doc(facts.docname, target)
+            if doc not in facts.titles:
+                raise PlainTextError(f"{facts.docname}: {{doc}} names no page: {target!r}")
+            title = label_text or facts.titles[doc]
+            return f"[{title}]({relative_notebook(facts.docname, doc)})"
+        if name == "ref":
+            label_text, label = split_target(body)
+            if label not in facts.sections:
+                raise PlainTextError(f"{facts.docname}: {{ref}} names no section: {label!r}")
+            return f"*{label_text or facts.sections[label]}*"
+        if name in ("cite", "cite:p"):
+            return cite(facts, body)
+        raise PlainTextError(f"{facts.docname}: no plain-text form for the role {{{name}}}")
+
+    return ROLE.sub(one, text)
+
+
+# ----------------------------------------------------------------------------- block syntax
+
+
+def quote(text: str) -> str:
+    """``text`` as a CommonMark block quote."""
+    return "\n".join(f"> {line}" if line.strip() else ">" for line in text.strip("\n").split("\n"))
+
+
+def directives(lines: list[str], facts: PageFacts) -> list[str]:
+    """Colon-fenced directives (``:::{name}``), nested or not, as plain markdown lines."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if m is None:
+            out.append(lines[i])
+            i += 1
+            continue
+        options, i = {}, i + 1
+        while i < len(lines) and (opt := OPTION.match(lines[i])):
+            options[opt["key"]] = opt["value"]
+            i += 1
+        body, depth = [], 1
+        while i < len(lines):
+            inner = FENCE.match(lines[i])
+            if inner and len(inner["colons"]) < len(m["colons"]) + 1:
+                depth += 1
+            elif lines[i].strip() == m["colons"]:
+                depth -= 1
+                if depth == 0:
+                    break
+            body.append(lines[i])
+            i += 1
+        if i == len(lines):
+            raise PlainTextError(f"{facts.docname}: {m['colons']}{{{m['name']}}} is not closed")
+        i += 1
+        out.extend(directive(m["name"], m["arg"], options, directives(body, facts), facts))
+    return out
+
+
+def directive(
+    name: str, arg: str, options: dict[str, str], body: list[str], facts: PageFacts
+) -> list[str]:
+    """One directive, its body already converted, as markdown lines."""
+    text = "\n".join(body).strip("\n")
+    if name == "exercise":
+        label = options.get("label", "")
+        n = number_of(facts.exercises, label, "exercise", facts.docname)
+        title = f" ({arg.strip()})" if arg.strip() else ""
+        return ["", f"**Exercise {n}{title}.** {text}", ""]
+    if name in ("admonition", "note", "tip", "important", "warning", "hint", "caution"):
+        title = arg.strip() or name.capitalize()
+        return ["", quote(f"**{title}**\n\n{text}"), ""]
+    raise PlainTextError(f"{facts.docname}: no plain-text form for the directive {{{name}}}")
+
+
+def equations(lines: list[str], facts: PageFacts) -> list[str]:
+    """``$$ (label)`` closing a display equation becomes ``\\tag{n}`` and a plain ``$$``."""
+    out = []
+    for line in lines:
+        m = EQUATION_END.match(line)
+        if m is None:
+            out.append(line)
+            continue
+        n = number_of(facts.equations, m["label"], "equation", facts.docname)
+        out += [rf"\tag{{{n}}}", "$$"]
+    return out
+
+
+def markdown(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> str:
+    """One markdown cell's MyST as CommonMark (solution fences are handled by the caller)."""
+    lines = [line for line in text.split("\n") if not LABEL_LINE.match(line)]
+    lines = equations(directives(lines, facts), facts)
+    return replace_roles("\n".join(lines), facts, evals).strip("\n")
+
+
+# ----------------------------------------------------------------------------- cells
+
+
+def folded(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A code cell whose code a front end shows folded (its outputs stay visible)."""
+    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
+    return cell
+
+
+def caption_cell(cell: nbformat.NotebookNode, facts: PageFacts, evals) -> str | None:
+    """The markdown under a figure cell: "**Figure 7.** caption", or None."""
+    figure = cell.metadata.get("mystnb", {}).get("figure")
+    if not figure:
+        return None
+    n = number_of(facts.figures, figure.get("name", ""), "figure", facts.docname)
+    return f"**Figure {n}.** {replace_roles(figure.get('caption', ''), facts, evals)}"
+
+
+def solution_parts(text: str) -> Iterator[tuple[str, str]]:
+    """Split a markdown cell at solution fences: ``(kind, text)`` with kind ``"start:<label>"``,
+    ``"end"`` or ``"text"``, in order."""
+    lines = text.split("\n")
+    buffer: list[str] = []
+    i = 0
+    while i < len(lines):
+        start, end = SOLUTION_START.match(lines[i]), SOLUTION_END.match(lines[i])
+        if start or end:
+            if buffer:
+                yield "text", "\n".join(buffer)
+                buffer = []
+            i += 1
+            while i < len(lines) and OPTION.match(lines[i]):
+                i += 1
+            if i < len(lines) and BARE_FENCE.match(lines[i]):
+                i += 1
+            yield ("start:" + start["label"]) if start else "end", ""
+            continue
+        buffer.append(lines[i])
+        i += 1
+    if buffer:
+        yield "text", "\n".join(buffer)
+
+
+def plain_notebook(
+    nb: nbformat.NotebookNode, facts: PageFacts, first_cells: list[nbformat.NotebookNode]
+) -> nbformat.NotebookNode:
+    """``nb`` (a MyST notebook as jupytext reads it, no outputs) as a plain notebook.
+
+    ``first_cells`` go before the page's own cells (the Colab set-up cell). Raises
+    :class:`PlainTextError` when the source holds MyST this module does not know, or when
+    the recorded ``{eval}`` values do not match the source's expressions one for one.
+    """
+    evals = iter(facts.evals)
+    cells = list(first_cells)
+    solution: tuple[str, int] | None = None  # (exercise number, markdown parts so far)
+
+    def add_markdown(text: str) -> None:
+        text = markdown(text, facts, evals)
+        if not text.strip():
+            return
+        if solution is not None:
+            n, part = solution
+            summary = f"Solution to Exercise {n}" + (" (continued)" if part else "")
+            text = f"<details>\n<summary><b>{summary}</b></summary>\n\n{text}\n\n</details>"
+        cells.append(nbformat.v4.new_markdown_cell(text))
+
+    for cell in nb.cells:
+        tags = cell.metadata.get("tags", [])
+        if "remove-cell" in tags:
+            continue
+        if cell.cell_type == "markdown":
+            for kind, text in solution_parts(cell.source):
+                if kind.startswith("start:"):
+                    label = kind.removeprefix("start:")
+                    solution = (number_of(facts.exercises, label, "exercise", facts.docname), 0)
+                elif kind == "end":
+                    solution = None
+                else:
+                    before = len(cells)
+                    add_markdown(text)
+                    if solution is not None and len(cells) > before:
+                        solution = (solution[0], solution[1] + 1)
+            continue
+        if cell.cell_type != "code":
+            continue
+        code = copy.deepcopy(cell)
+        caption = caption_cell(code, facts, evals)
+        code.metadata.pop("mystnb", None)
+        code.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input")]
+        if not code.metadata["tags"]:
+            del code.metadata["tags"]
+        if solution is not None or {"hide-input", "remove-input"} & set(tags):
+            folded(code)
+        cells.append(code)
+        if caption:
+            cells.append(nbformat.v4.new_markdown_cell(caption))
+    if next(evals, None) is not None:
+        raise PlainTextError(f"{facts.docname}: the build computed more values than the text uses")
+    note = NOTE.format(book=facts.book_title)
+    title = next((c for c in cells if c.cell_type == "markdown"), None)
+    if title is not None and title.source.startswith("# "):
+        head, _, rest = title.source.partition("\n")
+        title.source = f"{head}\n\n{note}\n\n{rest.strip()}".strip()
+    else:
+        cells.insert(len(first_cells), nbformat.v4.new_markdown_cell(note))
+    if facts.cited:
+        entries = "\n".join(f"- {facts.references[k].entry}" for k in facts.cited)
+        cells.append(nbformat.v4.new_markdown_cell(f"## References\n\n{entries}"))
+    out = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
+    out.metadata.pop("jupytext", None)
+    out.cells = cells
+    for i, cell in enumerate(out.cells):
+        cell.id = f"cell-{i}"
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.validate(out)
+    return out
+
+
+# ----------------------------------------------------------------------------- the build
+
+
+def record_evals(run: Callable[..., Any]) -> Callable[..., Any]:
+    """Wrap myst-nb's ``{eval}`` role so that each page's doctree keeps, in reading order, every
+    expression with the text the build computed for it (``document[EVALS_KEY]``)."""
+
+    def recording(self: Any) -> Any:
+        nodes, messages = run(self)
+        text = "".join(node.astext() for node in nodes)
+        self.document.attributes.setdefault(EVALS_KEY, []).append((self.text, text))
+        return nodes, messages
+
+    return recording
+
+
+def bibliography(path: str) -> dict[str, Reference]:
+    """Every entry of a BibTeX file, as "(Author et al., year)" and a list entry."""
+    from pybtex.database import parse_file
+
+    def plain(text: str) -> str:
+        return re.sub(r"[{}]", "", text).replace("\\L", "Ł").replace("\\'o", "ó")
+
+    refs = {}
+    for key, entry in parse_file(path).entries.items():
+        people = entry.persons.get("author", [])
+        last = [plain(" ".join(p.last_names)) for p in people]
+        year = entry.fields.get("year", "n.d.")
+        who = (
+            last[0]
+            if len(last) == 1
+            else (" and ".join(last) if len(last) == 2 else f"{last[0]} et al.")
+        )
+        names = ", ".join(
+            plain(" ".join(p.last_names)) + ", " + " ".join(f"{n[0]}." for n in p.first_names)
+            for p in people
+        )
+        venue = entry.fields.get("booktitle") or entry.fields.get("journal") or ""
+        title = plain(entry.fields.get("title", ""))
+        refs[key] = Reference(
+            f"{who}, {year}",
+            f"{names} ({year}). {title}." + (f" *{plain(venue)}*." if venue else ""),
+        )
+    return refs
+
+
+def page_facts(app: Any, docname: str, references: dict[str, Reference]) -> PageFacts:
+    """What the Sphinx environment of a finished build knows about ``docname``."""
+    env = app.env
+    numbers = env.toc_fignumbers.get(docname, {})
+
+    def flat(kind: str) -> dict[str, str]:
+        return {
+            label.removeprefix("equation-"): ".".join(map(str, n))
+            for label, n in numbers.get(kind, {}).items()
+        }
+
+    sections = {
+        label: title
+        for label, (doc, _anchor, title) in env.domaindata["std"]["labels"].items()
+        if doc == docname
+    }
+    doctree = env.get_doctree(docname)
+    return PageFacts(
+        docname=docname,
+        book_title=app.config.html_title or app.config.project,
+        evals=list(doctree.attributes.get(EVALS_KEY, [])),
+        figures=flat("figure"),
+        exercises=flat("exercise"),
+        equations=flat("displaymath"),
+        titles={doc: title.astext() for doc, title in env.titles.items()},
+        sections=sections,
+        references=references,
+    )

@@ -1,0 +1,234 @@
+"""The plain notebooks the site offers for download and Colab (book/_ext/plain_notebooks.py).
+
+The first tests turn a small MyST notebook, written here, into a plain one. The others read
+the notebooks that ``make book`` wrote into ``_build/html/_notebooks`` and fail when there are
+none: every markdown cell is CommonMark with no MyST left in it, every number that a page's
+prose quotes is in its notebook's prose, and every notebook runs from a fresh kernel.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+from markdown_it import MarkdownIt
+
+from tests.book_ext import ROOT, plain_notebooks
+
+SITE = ROOT / "_build" / "html"
+NOTEBOOKS = sorted((SITE / "_notebooks").rglob("*.ipynb"))
+
+SOURCE = """\
+---
+kernelspec:
+  name: python3
+  display_name: Python 3
+---
+
++++ {"tags": ["remove-cell"]}
+
+JupyterLab only: {eval}`caption("fig-a")`
+
++++
+
+(sec-start)=
+# A chapter
+
+:::{admonition} Learning goals
+:class: tip
+
+Read {numref}`fig-a` and {eq}`eq-b` (try {numref}`ex-one`); see {doc}`the next one <02_next>` and
+{ref}`sec-start` {cite}`Vaswani2017`.
+:::
+
+$$
+x = 1
+$$ (eq-b)
+
+```{code-cell} ipython3
+value = 0.25
+```
+
+The value is {eval}`f"{value:.2f}"`.
+
+```{code-cell} ipython3
+---
+mystnb:
+  figure:
+    caption: "A caption that quotes {eq}`eq-b`."
+    name: fig-a
+tags: [hide-input]
+---
+print("figure")
+```
+
+:::{exercise}
+:label: ex-one
+
+Do it.
+:::
+
+```{solution-start} ex-one
+:class: dropdown
+```
+
+First part, {eval}`value * 2`.
+
+```{code-cell} ipython3
+check = value * 2
+```
+
+Second part.
+
+```{solution-end}
+```
+
+After the solution.
+"""
+
+
+def facts(evals: list[tuple[str, str]]) -> plain_notebooks.PageFacts:
+    ref = plain_notebooks.Reference("Vaswani et al., 2017", "Vaswani, A. (2017). Attention.")
+    return plain_notebooks.PageFacts(
+        docname="notebooks/01_first",
+        book_title="The Book",
+        evals=evals,
+        figures={"fig-a": "7"},
+        exercises={"ex-one": "3"},
+        equations={"eq-b": "4"},
+        titles={"notebooks/01_first": "A chapter", "notebooks/02_next": "Next"},
+        sections={"sec-start": "A chapter"},
+        references={"Vaswani2017": ref},
+    )
+
+
+def convert(evals: list[tuple[str, str]]) -> nbformat.NotebookNode:
+    nb = jupytext.reads(SOURCE, fmt="md:myst")
+    return plain_notebooks.plain_notebook(nb, facts(evals), [nbformat.v4.new_code_cell("# first")])
+
+
+EVALS = [('f"{value:.2f}"', "0.25"), ("value * 2", "0.5")]
+
+
+def test_myst_becomes_plain_markdown() -> None:
+    nb = convert(EVALS)
+    md = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    text = "\n\n".join(md)
+    assert nb.cells[0].source == "# first"  # the set-up cell leads
+    # no label line, the Lab-only cell gone, and the note right under the title
+    assert md[0].startswith("# A chapter\n\n> **About this notebook.** It is a chapter of")
+    assert "> **Learning goals**" in text
+    assert "Read Figure 7 and (4) (try Exercise 3); see [the next one](02_next.ipynb)" in text
+    assert "*A chapter* (Vaswani et al., 2017)" in text
+    assert "x = 1\n\\tag{4}\n$$" in text
+    assert "The value is 0.25." in text
+    assert "**Figure 7.** A caption that quotes (4)." in text
+    assert "**Exercise 3.** Do it." in text
+    assert "<summary><b>Solution to Exercise 3</b></summary>\n\nFirst part, 0.5." in text
+    assert "Solution to Exercise 3 (continued)" in text
+    assert md[-2] == "After the solution."  # outside the <details>
+    assert md[-1] == "## References\n\n- Vaswani, A. (2017). Attention."
+    assert "remove-cell" not in str(nb)
+
+
+def test_hidden_code_stays_and_is_folded() -> None:
+    nb = convert(EVALS)
+    code = {c.source: c for c in nb.cells if c.cell_type == "code"}
+    assert code['print("figure")'].metadata["jupyter"]["source_hidden"] is True
+    assert code["check = value * 2"].metadata["jupyter"]["source_hidden"] is True  # solution
+    assert "jupyter" not in code["value = 0.25"].metadata
+    assert all("mystnb" not in c.metadata for c in nb.cells)
+
+
+@pytest.mark.parametrize(
+    "evals",
+    [
+        EVALS[:1],  # one value short
+        [*EVALS, ("extra", "1")],  # one too many
+        [("value", "0.25"), EVALS[1]],  # another expression
+    ],
+)
+def test_values_out_of_step_with_the_text_fail(evals) -> None:
+    with pytest.raises(plain_notebooks.PlainTextError):
+        convert(evals)
+
+
+def test_relative_notebook_paths() -> None:
+    rel = plain_notebooks.relative_notebook
+    assert rel("notebooks/01_a", "notebooks/02_b") == "02_b.ipynb"
+    assert rel("notebooks/01_a", "book/intro") == "../book/intro.ipynb"
+    assert rel("book/intro", "notebooks/01_a") == "../notebooks/01_a.ipynb"
+    assert plain_notebooks.resolve_doc("book/intro", "../notebooks/01_a") == "notebooks/01_a"
+
+
+# ----------------------------------------------------------------------------- the built ones
+
+MYST_LEFT = {
+    "role": re.compile(r"\{[a-z][\w:-]*\}`"),
+    "directive fence": re.compile(r"^\s*(```\{|:::)", re.M),
+    "label line": re.compile(r"^\([\w-]+\)=\s*$", re.M),
+    "equation label": re.compile(r"^\$\$\s*\([\w-]+\)", re.M),
+}
+
+
+def markdown_cells(path: Path) -> list[str]:
+    return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
+
+
+def test_the_site_has_its_plain_notebooks() -> None:
+    assert len(NOTEBOOKS) >= 7, f"run `make book` first: {len(NOTEBOOKS)} notebooks in {SITE}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_markdown_is_commonmark_without_myst(path: Path) -> None:
+    parser = MarkdownIt("commonmark")
+    for source in markdown_cells(path):
+        parser.parse(source)
+        for what, pattern in MYST_LEFT.items():
+            assert not pattern.search(source), f"{path.name}: {what} left in:\n{source[:300]}"
+        assert source.count("$$") % 2 == 0, f"{path.name}: unbalanced $$ in:\n{source[:300]}"
+
+
+NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?:e-?\d+)?(?![\w])")
+
+
+def prose_numbers(html: Path) -> set[str]:
+    """The numbers in a page's prose: paragraphs and list items of the article, outside
+    code, outputs, widgets, displayed maths and citation labels (the site writes [VSP+17]
+    where a notebook writes (Vaswani et al., 2017))."""
+    soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+    article = soup.select_one("article") or soup
+    for hidden in article.select(
+        ".cell_input, .cell_output, .output, .widget-view, .mha-static-widget, .math, "
+        "div.highlight, .headerlink, .eqno, .bibtex-citation, script, style"
+    ):
+        hidden.decompose()
+    text = " ".join(el.get_text(" ") for el in article.select("p, li"))
+    return set(NUMBER.findall(text))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
+    page = SITE / path.relative_to(SITE / "_notebooks").with_suffix(".html")
+    notebook = set(NUMBER.findall("\n".join(markdown_cells(path))))
+    missing = prose_numbers(page) - notebook
+    assert not missing, f"{path.name}: numbers on the page that its notebook lacks: {missing}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_plain_notebook_runs_from_a_fresh_kernel(path: Path, tmp_path: Path) -> None:
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    client = NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    )
+    client.execute()
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
+    assert not errors
