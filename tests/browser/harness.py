@@ -69,6 +69,22 @@ def book_pages(site: Path = SITE) -> list[str]:
     return sorted(set(found))
 
 
+def or_missing(pages: list[str], what: str = "page") -> list[str]:
+    """``pages``, or when there are none one placeholder in parentheses that says why, so that
+    a test parametrized over them FAILS (conftest.py fails every such ``rel``) where pytest
+    would skip an empty parametrization."""
+    if pages:
+        return pages
+    if not book_pages():
+        return [f"(no book built in {SITE}: run make book)"]
+    return [f"(no {what} in the book built in {SITE}: run make book)"]
+
+
+def missing(rel: str) -> str | None:
+    """What an :func:`or_missing` placeholder says is missing, else None."""
+    return rel[1:-1] if rel.startswith("(") and rel.endswith(")") else None
+
+
 def is_redirect(site: Path, rel: str) -> str | None:
     """The target of a ``<meta http-equiv="refresh">`` page, else None."""
     m = re.search(
@@ -140,6 +156,15 @@ def goto(page, base: str, rel: str, site: Path = SITE) -> None:
         page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
         page.wait_for_load_state("load")
     settle(page)
+
+
+def forget(page) -> None:
+    """Clear what ``page`` stored for its origin (localStorage, sessionStorage, cookies), which
+    every page of the same site in the same context would otherwise read: e.g. the search page
+    stores its terms, and the next page opened highlights them in its text."""
+    if not page.is_closed() and page.url.startswith("http"):
+        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    page.context.clear_cookies()
 
 
 @dataclass

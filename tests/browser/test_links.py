@@ -16,7 +16,7 @@ import pytest
 
 from tests.browser import harness
 
-PAGES = harness.book_pages() or ["(book not built: run make book)"]
+PAGES = harness.or_missing(harness.book_pages())
 
 
 class _Refs(HTMLParser):

@@ -8,9 +8,10 @@ live widget replaces it with no visible change.
   and numbers, in the same order).
 * With JavaScript, every static copy hands over to its live widget because they match
   (``data-mha-takeover="exact"``, set by static/mha-offline-widgets.js), not by timeout.
-* Pixels: each widget output, screenshotted while the static copy shows (the HTML manager's
-  embed.js not served, everything else as usual) and after the live widget replaced it, is
-  the same image, in light and dark mode and on a phone.
+* Pixels: each widget output, screenshotted while the static copy shows and after the live
+  widget replaced it, in the same page load (the HTML manager's embed.js held back until the
+  first pictures are taken, as on a slow network), is the same image, in light and dark mode
+  and on a phone.
 * The static style sheet holds the rules that embed.js injects (or would: see the test).
 """
 
@@ -80,23 +81,85 @@ SCREENS = {
 }
 
 
-def _widget_shots(ctx, url: str, static: bool) -> list[bytes]:
+# Resolves when the page's HTML is parsed, its MathJax (if any) has typeset and its fonts have
+# loaded: the static copies, while embed.js is held back, are then drawn as the reader sees
+# them. (Not at DOMContentLoaded: that waits for the deferred embed.js.)
+STATIC_READY_JS = """
+async (timeoutMs) => {
+  const t0 = performance.now();
+  const sleep = (ms) => {
+    if (performance.now() - t0 > timeoutMs) throw new Error(`not ready in ${timeoutMs} ms`);
+    return new Promise((r) => setTimeout(r, ms));
+  };
+  while (document.readyState === 'loading') await sleep(25);
+  while (document.querySelector('script[src*="mathjax"]')
+         && !(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
+    await sleep(25);
+  }
+  if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
+  await document.fonts.ready;
+  return document.querySelectorAll('.mha-static-widget').length;
+}
+"""
+EMBED_JS = "**/html-manager/dist/embed.js*"
+# The colour theme that the theme's script (deferred, after embed.js, so held back with it)
+# would choose and store, stored beforehand, as by a reader's earlier visit: the page's head
+# then applies it at once, and the theme's script changes no colour when it runs. (On a first
+# visit every colour of the page changes then, a change of the theme's, not of the widgets.)
+THEME_JS = """
+if (!localStorage.getItem('theme')) {
+  localStorage.setItem('mode', 'auto');
+  localStorage.setItem('theme', matchMedia('(prefers-color-scheme: dark)').matches
+                                ? 'dark' : 'light');
+}
+"""
+AREAS = ".cell_output:has(> .widget-subarea)"
+
+
+def _shots(page) -> list[bytes]:
+    """A picture of every widget output of ``page``, each taken from the top of the page:
+    the same layout gives the same scroll position, so the same pixels."""
+    areas = page.locator(AREAS)
+    shots = []
+    for i in range(areas.count()):
+        page.evaluate("() => window.scrollTo(0, 0)")
+        shots.append(areas.nth(i).screenshot(animations="disabled"))
+    return shots
+
+
+def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str | None]]:
+    """Pictures of the widget outputs of ``url`` while their static copies show, then after the
+    live widgets replaced them, in ONE page load: the HTML manager's embed.js is held back (as
+    a slow network would) until the first pictures are taken, then let through. Also the
+    takeover of each live widget (``data-mha-takeover``)."""
     page = ctx.new_page()
+    held, released = [], []
+
+    def hold(route) -> None:
+        (route.continue_() if released else held.append(route))
+
     try:
         log = harness.watch(page)
-        if static:  # everything as usual but the HTML manager: the static copies stay
-            page.route("**/html-manager/dist/embed.js*", lambda r: r.abort("blockedbyclient"))
-        page.goto(url, wait_until="load")
-        page.evaluate("() => window.MathJax.startup.promise")
-        if static:
-            assert page.locator(".mha-static-widget").count(), f"{url}: no static copy"
-        else:
-            harness.settle(page)
-        areas = page.locator(".cell_output:has(> .widget-subarea)")
-        shots = [areas.nth(i).screenshot(animations="disabled") for i in range(areas.count())]
-        if not static:
-            assert log.problems() == [], "\n".join(log.problems())
-        return shots
+        page.add_init_script(THEME_JS)
+        page.route(EMBED_JS, hold)
+        page.goto(url, wait_until="commit")
+        copies = page.evaluate(STATIC_READY_JS, 20000)
+        assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
+        before = _shots(page)
+        assert held, f"{url}: the page did not ask for the HTML manager (embed.js)"
+        released.append(True)
+        for route in held:
+            route.continue_()
+        page.wait_for_load_state("load")
+        harness.settle(page)
+        page.evaluate("() => document.fonts.ready.then(() => null)")
+        after = _shots(page)
+        takeovers = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.widget-subarea'))"
+            ".map((e) => e.getAttribute('data-mha-takeover'))"
+        )
+        assert log.problems() == [], "\n".join(log.problems())
+        return before, after, takeovers
     finally:
         page.close()
 
@@ -110,9 +173,9 @@ def test_the_live_widget_replaces_its_static_copy_pixel_for_pixel(
 
     with harness.browser_context(playwright, **SCREENS[screen]) as ctx:
         harness.guard(ctx)
-        before = _widget_shots(ctx, base_url + rel, static=True)
-        after = _widget_shots(ctx, base_url + rel, static=False)
+        before, after, takeovers = _static_then_live(ctx, base_url + rel)
     assert before and len(before) == len(after), f"{rel}: {len(before)} vs {len(after)} widgets"
+    assert set(takeovers) == {"exact"}, f"{rel} ({screen}): takeovers {takeovers}"
     for i, (a, b) in enumerate(zip(before, after, strict=True)):
         ia, ib = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
         assert ia.size == ib.size, f"{rel} widget {i} ({screen}): {ia.size} then {ib.size}"
@@ -139,6 +202,7 @@ def test_the_static_style_sheet_is_what_embed_js_would_inject(open_page):
     """Every rule of the static sheet is one that embed.js injects too, but JupyterLab's
     variables (labvariables.css, materialcolors.css), which embed.js injects only when the
     page does not define them: with the static sheet, they are defined once, by it."""
+    assert not harness.missing(WIDGET_PAGES[0]), harness.missing(WIDGET_PAGES[0])
     page = open_page(WIDGET_PAGES[0]).page
     sheets = page.evaluate(RULES_JS)
     ours = [s for s in sheets if s["href"] and "/_vendor/mha-widgets.css" in s["href"]]
