@@ -25,6 +25,10 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("MHA_BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = os.environ.get("MHA_CHROMIUM", "/usr/bin/chromium")
+# How long a page may take to load, settle or answer before a test gives up (Playwright's
+# default is 30 s): limits on waiting for a condition, never a measure of speed; generous,
+# since the machine may be busy with other work.
+TIMEOUT_MS = 90_000
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -128,6 +132,7 @@ def browser_context(playwright, **context_args):
             service_workers="block",
             **context_args,
         )
+        context.set_default_timeout(TIMEOUT_MS)
         try:
             yield context
         finally:
@@ -281,7 +286,24 @@ VISIBLE_VIEWS_JS = """
 """
 
 
-def settle(page, timeout_ms: int = 20000) -> None:
+# Resolves once the page's fonts have loaded, MathJax has typeset everything queued (the
+# widget labels' typesetting is chained to its startup promise) and two frames were drawn.
+PAINTED_JS = """
+async () => {
+  await document.fonts.ready;
+  if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return null;
+}
+"""
+
+
+def painted(page) -> None:
+    """Wait until ``page`` is drawn as it will stay (:data:`PAINTED_JS`): before a picture."""
+    page.evaluate(PAINTED_JS)
+
+
+def settle(page, timeout_ms: int = TIMEOUT_MS) -> None:
     state = page.evaluate(SETTLE_JS, timeout_ms)
     if state != "ok":
         raise AssertionError(f"{page.url}: {state} within {timeout_ms} ms")

@@ -184,5 +184,5 @@ def test_search_finds_the_book(open_page):
     """The offline search index answers a query with results."""
     page = open_page("search.html?q=attention").page
     results = page.locator("#search-results ul.search li")
-    results.first.wait_for(timeout=10000)
+    results.first.wait_for()
     assert results.count() >= 1

@@ -143,7 +143,7 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
         page.add_init_script(THEME_JS)
         page.route(EMBED_JS, hold)
         page.goto(url, wait_until="commit")
-        copies = page.evaluate(STATIC_READY_JS, 20000)
+        copies = page.evaluate(STATIC_READY_JS, harness.TIMEOUT_MS)
         assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
         before = _shots(page)
         assert held, f"{url}: the page did not ask for the HTML manager (embed.js)"
@@ -152,7 +152,7 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
             route.continue_()
         page.wait_for_load_state("load")
         harness.settle(page)
-        page.evaluate("() => document.fonts.ready.then(() => null)")
+        harness.painted(page)
         after = _shots(page)
         takeovers = page.evaluate(
             "() => Array.from(document.querySelectorAll('.widget-subarea'))"
