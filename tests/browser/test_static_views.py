@@ -9,9 +9,8 @@ live widget replaces it with no visible change.
 * With JavaScript, every static copy hands over to its live widget because they match
   (``data-mha-takeover="exact"``, set by static/mha-offline-widgets.js), not by timeout.
 * Pixels: each widget output, screenshotted while the static copy shows and after the live
-  widget replaced it, in the same page load (the HTML manager's embed.js held back until the
-  first pictures are taken, as on a slow network), is the same image, in light and dark mode
-  and on a phone.
+  widget replaced it, in the same page load (the HTML manager's renderer held back until the
+  first pictures are taken), is the same image, in light and dark mode and on a phone.
 * The static style sheet holds the rules that embed.js injects (or would: see the test).
 """
 
@@ -81,39 +80,27 @@ SCREENS = {
 }
 
 
-# Resolves when the page's HTML is parsed, its MathJax (if any) has typeset and its fonts have
-# loaded: the static copies, while embed.js is held back, are then drawn as the reader sees
-# them. (Not at DOMContentLoaded: that waits for the deferred embed.js.)
-STATIC_READY_JS = """
-async (timeoutMs) => {
-  const t0 = performance.now();
-  const sleep = (ms) => {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`not ready in ${timeoutMs} ms`);
-    return new Promise((r) => setTimeout(r, ms));
-  };
-  while (document.readyState === 'loading') await sleep(25);
-  while (document.querySelector('script[src*="mathjax"]')
-         && !(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)) {
-    await sleep(25);
-  }
-  if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
-  await document.fonts.ready;
-  return document.querySelectorAll('.mha-static-widget').length;
-}
-"""
 EMBED_JS = "**/html-manager/dist/embed.js*"
-# The colour theme that the theme's script (deferred, after embed.js, so held back with it)
-# would choose and store, stored beforehand, as by a reader's earlier visit: the page's head
-# then applies it at once, and the theme's script changes no colour when it runs. (On a first
-# visit every colour of the page changes then, a change of the theme's, not of the widgets.)
-THEME_JS = """
-if (!localStorage.getItem('theme')) {
-  localStorage.setItem('mode', 'auto');
-  localStorage.setItem('theme', matchMedia('(prefers-color-scheme: dark)').matches
-                                ? 'dark' : 'light');
-}
+# Put before the HTML manager's embed.js as it is served to the pixel test: embed.js runs as
+# usual (and so does every script after it) but the one listener it registers, its renderer
+# (for "load", which mha-offline-widgets.js moves to run at once), is kept in
+# window.__mhaRenderWidgets, which runs it as mha-offline-widgets.js would have.
+HOLD_RENDERER_JS = """
+(function () {
+  var add = window.addEventListener;
+  window.addEventListener = function (type, listener, options) {
+    if (type !== 'load') return add.apply(this, arguments);
+    window.addEventListener = add;
+    window.__mhaRenderWidgets = function () { setTimeout(listener, 0); };
+  };
+})();
 """
 AREAS = ".cell_output:has(> .widget-subarea)"
+
+
+def _hold_renderer(route) -> None:
+    response = route.fetch()
+    route.fulfill(response=response, body=HOLD_RENDERER_JS + response.text())
 
 
 def _shots(page) -> list[bytes]:
@@ -129,28 +116,23 @@ def _shots(page) -> list[bytes]:
 
 def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str | None]]:
     """Pictures of the widget outputs of ``url`` while their static copies show, then after the
-    live widgets replaced them, in ONE page load: the HTML manager's embed.js is held back (as
-    a slow network would) until the first pictures are taken, then let through. Also the
-    takeover of each live widget (``data-mha-takeover``)."""
+    live widgets replaced them, in ONE page load, so that nothing but the widgets can differ
+    (two loads can lay the page out at different sub-pixel offsets). The page loads as usual,
+    all its scripts run, but the HTML manager's renderer is held back (HOLD_RENDERER_JS) until
+    the first pictures are taken. Also the takeover of each live widget
+    (``data-mha-takeover``)."""
     page = ctx.new_page()
-    held, released = [], []
-
-    def hold(route) -> None:
-        (route.continue_() if released else held.append(route))
-
     try:
         log = harness.watch(page)
-        page.add_init_script(THEME_JS)
-        page.route(EMBED_JS, hold)
-        page.goto(url, wait_until="commit")
-        copies = page.evaluate(STATIC_READY_JS, harness.TIMEOUT_MS)
+        page.route(EMBED_JS, _hold_renderer)
+        page.goto(url, wait_until="load")
+        harness.painted(page)
+        held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        assert held, f"{url}: the HTML manager's renderer was not held back"
+        copies = page.locator(".mha-static-widget").count()
         assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
         before = _shots(page)
-        assert held, f"{url}: the page did not ask for the HTML manager (embed.js)"
-        released.append(True)
-        for route in held:
-            route.continue_()
-        page.wait_for_load_state("load")
+        page.evaluate("() => window.__mhaRenderWidgets()")
         harness.settle(page)
         harness.painted(page)
         after = _shots(page)
