@@ -241,9 +241,10 @@ def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
     return problems
 
 
-# JupyterLab's first view once it has started: the workspace restored, no request pending
-# (settings, news, the kernel's start) for half a second, so a question or toast that start-up
-# brings is there; and what that view shows.
+# JupyterLab's first view once it has started: the workspace restored, the intro's markdown
+# rendered by jupyterlab-myst, no request pending (settings, news, the kernel's start) for half
+# a second, so a question or toast that start-up brings is there; and what that view shows.
+MYST_SHOWN_JS = "() => document.querySelectorAll('.jp-MarkdownCell .myst').length > 0"
 FIRST_VIEW_JS = (
     "() => ({state: (" + STATE_JS + ")(),"
     " dialogs: Array.from(document.querySelectorAll('.jp-Dialog')).map((e) => e.innerText),"
@@ -268,6 +269,8 @@ def lab_session(site):
         page = ctx.new_page()
         open_app(page, lab)
         page.evaluate("() => window.jupyterapp.restored.then(() => null)")
+        with contextlib.suppress(PlaywrightTimeout):  # (if not, the test says so)
+            page.wait_for_function(MYST_SHOWN_JS, timeout=60_000)
         page.wait_for_load_state("networkidle")
         yield page, page.evaluate(FIRST_VIEW_JS)
 
