@@ -121,7 +121,7 @@ def open_app(page, lab: Lab) -> None:
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
         " && window.jupyterapp.shell.currentWidget.context",
-        timeout=90_000,
+        timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
 
 
@@ -136,7 +136,7 @@ def open_and_run_all(page, path: str) -> None:
         "(path) => { const w = window.jupyterapp.shell.currentWidget;"
         " return w && w.context && w.context.path === path && w.sessionContext.isReady; }",
         arg=path,
-        timeout=90_000,
+        timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
     page.evaluate(
         "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
