@@ -3,6 +3,7 @@
 #   make test   lint, unit tests, notebook execution, browser tests and the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
+#   make browser-loop N=5  the browser tests N times in a row; names every test that failed
 #   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
 #   make mutation  mutation testing of the maths modules (not part of make test; ~20 min)
 
@@ -11,7 +12,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean weights pdf mutation
+.PHONY: book test lab bench clean weights pdf mutation browser-loop
 
 # JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
@@ -53,7 +54,10 @@ $(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
 # The PDF, from the same Sphinx environment as the site (nothing executes again): a picture
 # of every widget's default view is taken from the built site in chromium
 # (tests/browser/widget_stills.py), then Jupyter Book's LaTeX builder and TeX Live (installed
-# by tests/browser/ensure-texlive when root) write it. The site links the copy in _build/html.
+# by tests/browser/ensure-texlive when root) write it. The site links the copy in _build/html,
+# and only when it is there (book/_ext/pdf.py): the last step writes the site's pages again
+# with the link (nothing is read or executed again), so a site built by make book alone links
+# no PDF.
 PDF := _build/latex/multi-head-attention.pdf
 
 pdf: $(PDF)
@@ -66,6 +70,7 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	rm -rf _build/latex
 	$(BIN)/python book/_ext/build_book.py build . --builder pdflatex -W --keep-going
 	cp $(PDF) _build/html/multi-head-attention.pdf
+	$(BIN)/python book/_ext/build_book.py build . -W --keep-going
 
 # test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
 # built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and
@@ -75,6 +80,16 @@ test: $(STAMP) book pdf
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
 	$(BIN)/python -m pytest
+
+# The browser tests (tests/browser) N times in a row on the built site, each round a new
+# pytest: prints every test that failed in any round (and in which rounds), then a summary
+# line; fails if any round failed (tests/browser/loop.py). ARGS go to pytest, e.g.
+# make browser-loop N=30 ARGS="-k 'pixel_for_pixel and phone'".
+N ?= 5
+ARGS ?=
+browser-loop: $(STAMP) book
+	@tests/browser/ensure-chromium
+	$(BIN)/python -m tests.browser.loop $(N) $(ARGS)
 
 # JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.

@@ -5,6 +5,10 @@ Runs on a copy of the project whose table of contents holds two pages: the intro
 does not draw masks, and chapter 6, which does (``mha.figures.mask``). The copy's kernels
 import the copy's ``src/mha`` (``PYTHONPATH``), so the edit below is what they run. Last,
 a change to the build's own code (``book/_ext``) writes the pages again without executing.
+
+The copy's site is also a site built by ``make book`` alone: it links no PDF; once the PDF is
+in the site (as ``make pdf`` copies it), the next build writes every page again with a link to
+it, again without executing.
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from tests.browser import harness
+from tests.browser.test_links import PDF_NAME, pdf_links
 
 ROOT = Path(__file__).resolve().parents[1]
 JB = Path(sys.executable).parent / "jupyter-book"
@@ -84,3 +91,18 @@ def test_editing_a_module_reexecutes_exactly_the_pages_that_import_it(tmp_path: 
     executed, restyled = _build(tmp_path)
     assert executed == set()
     assert link.findall(restyled) and link.findall(restyled) != link.findall(after)
+
+    # The PDF: not linked by a site built without it; linked from every page's download menu
+    # once the site holds it (book/_ext/pdf.py), the pages written again, nothing executed.
+    site = tmp_path / "_build" / "html"
+    pages = harness.book_pages(site)
+    assert not (site / PDF_NAME).exists()
+    assert {p: pdf_links(site, p) for p in pages} == {p: [] for p in pages}
+    (site / PDF_NAME).write_bytes(b"%PDF-1.4\n")  # (make pdf copies the real one)
+    executed, _ = _build(tmp_path)
+    assert executed == set()
+    menus = [p for p in pages if "dropdown-download-buttons" in (site / p).read_text()]
+    assert "notebooks/06_what_comes_next.html" in menus
+    for p in menus:
+        [link] = pdf_links(site, p)
+        assert (site / p).parent.joinpath(link).resolve() == (site / PDF_NAME).resolve(), p

@@ -226,12 +226,25 @@ class Appendix(SphinxPostTransform):
                 return
 
 
+def pdf_in_site(app: Sphinx, config: Config) -> None:
+    """Whether the site offers the PDF: only when ``make pdf`` has put it in the output folder.
+
+    ``mha_pdf_in_site`` is an ``html`` setting, so the site's build information changes with it:
+    when the PDF appears (or goes), the next HTML build writes every page again, with (or
+    without) the link, and reads or executes nothing again. ``make pdf`` runs that build after
+    copying the PDF; a site built by ``make book`` alone has no link to a PDF it lacks."""
+    config.mha_pdf_in_site = (Path(app.outdir) / PDF_NAME).is_file()
+
+
 def offer_pdf(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Every page's download menu offers the whole book's PDF in place of the theme's
-    "print this page" button. ``make pdf`` puts the file next to the site's root page.
-    (Generated pages, genindex and search, may have no download menu.)"""
+    """Every page's download menu offers the whole book's PDF, when the site holds it
+    (:func:`pdf_in_site`), in place of the theme's "print this page" button. ``make pdf`` puts
+    the file next to the site's root page. (Generated pages, genindex and search, may have no
+    download menu.)"""
+    if not app.config.mha_pdf_in_site:
+        return
     for group in context.get("header_buttons", []):
         if group.get("label") != "download-buttons":
             continue
@@ -254,7 +267,9 @@ def offer_pdf(
 
 def setup(app: Sphinx) -> dict:
     kernel_profile(app)
+    app.add_config_value("mha_pdf_in_site", False, "html", bool)
     app.connect("config-inited", configure_latex, priority=900)
+    app.connect("config-inited", pdf_in_site)
     app.add_post_transform(WidgetStills)
     app.add_post_transform(SolutionsAtEnd)
     app.add_post_transform(Appendix)

@@ -16,6 +16,16 @@ import pytest
 from tests.browser import a11y, harness
 
 
+@pytest.fixture(autouse=True)
+def _no_placeholder(request) -> None:
+    """A test parametrized over no page (harness.or_missing's placeholder) fails."""
+    callspec = getattr(request.node, "callspec", None)
+    rel = callspec.params.get("rel") if callspec else None
+    why = harness.missing(rel) if isinstance(rel, str) else None
+    if why:
+        pytest.fail(why, pytrace=False)
+
+
 @pytest.fixture(scope="session")
 def site() -> Path:
     if not (harness.SITE / "searchindex.js").is_file():
@@ -81,5 +91,6 @@ def open_page(site, base_url, context):
         return Loaded(page, log, rel)
 
     yield _open
-    for p in opened:
+    for p in opened:  # the next test's pages read no state this test's pages left behind
+        harness.forget(p)
         p.close()

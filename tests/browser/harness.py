@@ -25,6 +25,10 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("MHA_BOOK_HTML", ROOT / "_build" / "html"))
 CHROMIUM = os.environ.get("MHA_CHROMIUM", "/usr/bin/chromium")
+# How long a page may take to load, settle or answer before a test gives up (Playwright's
+# default is 30 s): limits on waiting for a condition, never a measure of speed; generous,
+# since the machine may be busy with other work.
+TIMEOUT_MS = 90_000
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -67,6 +71,22 @@ def book_pages(site: Path = SITE) -> list[str]:
     found = [f"{d}.html" for d in data["docnames"]]
     found += [p for p in ("genindex.html", "search.html", "index.html") if (site / p).is_file()]
     return sorted(set(found))
+
+
+def or_missing(pages: list[str], what: str = "page") -> list[str]:
+    """``pages``, or when there are none one placeholder in parentheses that says why, so that
+    a test parametrized over them FAILS (conftest.py fails every such ``rel``) where pytest
+    would skip an empty parametrization."""
+    if pages:
+        return pages
+    if not book_pages():
+        return [f"(no book built in {SITE}: run make book)"]
+    return [f"(no {what} in the book built in {SITE}: run make book)"]
+
+
+def missing(rel: str) -> str | None:
+    """What an :func:`or_missing` placeholder says is missing, else None."""
+    return rel[1:-1] if rel.startswith("(") and rel.endswith(")") else None
 
 
 def is_redirect(site: Path, rel: str) -> str | None:
@@ -112,6 +132,7 @@ def browser_context(playwright, **context_args):
             service_workers="block",
             **context_args,
         )
+        context.set_default_timeout(TIMEOUT_MS)
         try:
             yield context
         finally:
@@ -140,6 +161,15 @@ def goto(page, base: str, rel: str, site: Path = SITE) -> None:
         page.wait_for_url(re.compile(re.escape(target.split("#")[0]) + "$"))
         page.wait_for_load_state("load")
     settle(page)
+
+
+def forget(page) -> None:
+    """Clear what ``page`` stored for its origin (localStorage, sessionStorage, cookies), which
+    every page of the same site in the same context would otherwise read: e.g. the search page
+    stores its terms, and the next page opened highlights them in its text."""
+    if not page.is_closed() and page.url.startswith("http"):
+        page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+    page.context.clear_cookies()
 
 
 @dataclass
@@ -256,7 +286,24 @@ VISIBLE_VIEWS_JS = """
 """
 
 
-def settle(page, timeout_ms: int = 20000) -> None:
+# Resolves once the page's fonts have loaded, MathJax has typeset everything queued (the
+# widget labels' typesetting is chained to its startup promise) and two frames were drawn.
+PAINTED_JS = """
+async () => {
+  await document.fonts.ready;
+  if (window.MathJax && window.MathJax.startup) await window.MathJax.startup.promise;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return null;
+}
+"""
+
+
+def painted(page) -> None:
+    """Wait until ``page`` is drawn as it will stay (:data:`PAINTED_JS`): before a picture."""
+    page.evaluate(PAINTED_JS)
+
+
+def settle(page, timeout_ms: int = TIMEOUT_MS) -> None:
     state = page.evaluate(SETTLE_JS, timeout_ms)
     if state != "ok":
         raise AssertionError(f"{page.url}: {state} within {timeout_ms} ms")

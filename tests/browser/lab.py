@@ -10,9 +10,9 @@ temporary workspaces folder (the learner's own is left alone) and exposes the ap
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import tempfile
@@ -42,10 +42,13 @@ class Lab:
         return f"{self.url}{path}?token={self.token}"
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _server_info(runtime: Path) -> dict | None:
+    """What the server wrote about itself (its ``jpserver-<pid>.json``: the port the operating
+    system gave it, ...) into its own runtime folder ``runtime``, once it listens; else None."""
+    for info in runtime.glob("jpserver-*.json"):
+        with contextlib.suppress(ValueError):  # (being written)
+            return json.loads(info.read_text())
+    return None
 
 
 def installed_overrides() -> Path:
@@ -55,12 +58,20 @@ def installed_overrides() -> Path:
 
 @contextlib.contextmanager
 def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
-    """Start ``jupyter lab`` on a free port of 127.0.0.1; stop it (and its kernels) after."""
+    """Start ``jupyter lab`` on a port of 127.0.0.1 that the operating system chooses (port 0:
+    no port picked here that another process could take first; the server then writes the
+    port it got into its runtime folder); stop it (and its kernels) after."""
     if installed_overrides().read_text() != OVERRIDES.read_text():
         raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
-    token, port = secrets.token_hex(16), _free_port()
+    token = secrets.token_hex(16)
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
-        env = {**os.environ, "JUPYTERLAB_WORKSPACES_DIR": tmp, "JUPYTER_CONFIG_DIR": tmp}
+        runtime = Path(tmp) / "runtime"
+        env = {
+            **os.environ,
+            "JUPYTERLAB_WORKSPACES_DIR": tmp,
+            "JUPYTER_CONFIG_DIR": tmp,
+            "JUPYTER_RUNTIME_DIR": str(runtime),
+        }
         subprocess.run(
             [str(JUPYTER), "lab", "workspaces", "import", str(WORKSPACE)],
             check=True,
@@ -73,7 +84,7 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
             "lab",
             "--no-browser",
             "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
+            "--ServerApp.port=0",
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={ROOT}",
             "--LabApp.expose_app_in_browser=True",
@@ -81,18 +92,20 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
         ]
         with log.open("w") as out:
             server = subprocess.Popen(args, env=env, stdout=out, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}/"
         try:
             deadline = time.monotonic() + timeout
             while True:
+                info = _server_info(runtime)
                 try:
-                    urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
-                    break
+                    if info is not None:
+                        url = f"http://127.0.0.1:{info['port']}/"
+                        urllib.request.urlopen(f"{url}api/status?token={token}", timeout=2)
+                        break
                 except OSError:
-                    if server.poll() is not None or time.monotonic() > deadline:
-                        msg = f"jupyter lab did not start:\n{log.read_text()}"
-                        raise RuntimeError(msg) from None
-                    time.sleep(0.3)
+                    pass
+                if server.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"jupyter lab did not start:\n{log.read_text()}")
+                time.sleep(0.3)  # (polling the server's start, up to ``timeout``)
             yield Lab(url, token, log)
         finally:
             server.terminate()
@@ -108,7 +121,7 @@ def open_app(page, lab: Lab) -> None:
     page.wait_for_function(
         "() => window.jupyterapp && window.jupyterapp.shell.currentWidget"
         " && window.jupyterapp.shell.currentWidget.context",
-        timeout=90_000,
+        timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
 
 
@@ -123,7 +136,7 @@ def open_and_run_all(page, path: str) -> None:
         "(path) => { const w = window.jupyterapp.shell.currentWidget;"
         " return w && w.context && w.context.path === path && w.sessionContext.isReady; }",
         arg=path,
-        timeout=90_000,
+        timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
     page.evaluate(
         "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"

@@ -92,7 +92,7 @@ def _shoot_widget(page, area, out: Path) -> None:
     page.add_style_tag(content=SHOT_CSS)
     fit_viewport(page, area, margin=200)
     area.evaluate("e => e.scrollIntoView({block: 'center'})")
-    page.wait_for_timeout(300)  # fonts and MathJax in labels
+    harness.painted(page)  # fonts and MathJax in labels
     shoot_box(page, area.bounding_box(), out, pad=12)
 
 
@@ -100,7 +100,7 @@ def _shoot_screen(page, area, out: Path) -> None:
     """One screen of the page as a reader sees it, scrolled to the widget output ``area``."""
     # The theme's scroll-padding-top keeps the top of the widget clear of its sticky header.
     area.evaluate("e => e.scrollIntoView({block: 'start', behavior: 'instant'})")
-    page.wait_for_timeout(300)  # fonts and MathJax in labels
+    harness.painted(page)  # fonts and MathJax in labels
     page.screenshot(path=str(out))
 
 

@@ -20,13 +20,14 @@ for the module. For every chapter, in a fresh kernel:
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import re
-import time
 from html.parser import HTMLParser
 
 import pytest
 from myst_nb.core.read import read_myst_markdown_notebook
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from pybtex.database import parse_file
 
 from tests.browser import harness
@@ -40,7 +41,9 @@ RAW_MYST = re.compile(r"\{glue|\{numref\}|\{eq\}|\{doc\}|\{eval\}|\{cite\}|:::\{
 FIGURE_LABEL = re.compile(r"\bfig-[a-z0-9][a-z0-9-]*")
 CITE_ROLE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
 BIBLIOGRAPHY = harness.ROOT / "book" / "references.bib"
-RUN_TIMEOUT_S = 180
+# Limits on waiting (never measures of speed): generous, since the machine may be busy.
+RUN_TIMEOUT_S = 600  # Run All of one chapter
+RENDER_TIMEOUT_S = 180  # the markdown showing the kernel's values after Run All
 
 # The open notebook: its path, kernel state, cells, errors and markdown cells' expressions.
 STATE_JS = """
@@ -240,8 +243,23 @@ def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
     return problems
 
 
+# JupyterLab's first view once it has started: the workspace restored, the intro's markdown
+# rendered by jupyterlab-myst, no request pending (settings, news, the kernel's start) for half
+# a second, so a question or toast that start-up brings is there; and what that view shows.
+MYST_SHOWN_JS = "() => document.querySelectorAll('.jp-MarkdownCell .myst').length > 0"
+FIRST_VIEW_JS = (
+    "() => ({state: (" + STATE_JS + ")(),"
+    " dialogs: Array.from(document.querySelectorAll('.jp-Dialog')).map((e) => e.innerText),"
+    " toasts: Array.from(document.querySelectorAll('.Toastify__toast')).map((e) => e.innerText),"
+    " myst: document.querySelectorAll('.jp-MarkdownCell .myst').length})"
+)
+
+
 @pytest.fixture(scope="module")
-def lab_page(site):
+def lab_session(site):
+    """(page, first view): one JupyterLab and one chromium page for the module. The first view
+    is recorded as soon as the app has started, before any test opens a chapter, so that the
+    test that checks it does not depend on running first."""
     harness.ensure_chromium()
     from playwright.sync_api import sync_playwright
 
@@ -252,19 +270,41 @@ def lab_page(site):
     ):
         page = ctx.new_page()
         open_app(page, lab)
-        yield page
+        page.evaluate("() => window.jupyterapp.restored.then(() => null)")
+        with contextlib.suppress(PlaywrightTimeout):  # (if not, the test says so)
+            page.wait_for_function(MYST_SHOWN_JS, timeout=60_000)
+        page.wait_for_load_state("networkidle")
+        yield page, page.evaluate(FIRST_VIEW_JS)
 
 
-def test_lab_opens_on_the_intro_without_questions(lab_page) -> None:
-    page = lab_page
-    page.wait_for_timeout(3000)  # first-run questions and toasts appear after start-up
-    state = page.evaluate(STATE_JS)
-    assert state is not None and state["path"] == "book/intro.md"
-    dialogs = page.locator(".jp-Dialog").all_inner_texts()
-    assert dialogs == [], dialogs
-    toasts = page.locator(".Toastify__toast").all_inner_texts()
-    assert toasts == [], toasts
-    assert page.locator(".jp-MarkdownCell .myst").count() > 0, "markdown is not MyST-rendered"
+@pytest.fixture
+def lab_page(lab_session):
+    return lab_session[0]
+
+
+def test_lab_opens_on_the_intro_without_questions(lab_session) -> None:
+    first = lab_session[1]
+    assert first["state"] is not None and first["state"]["path"] == "book/intro.md"
+    assert first["dialogs"] == [], first["dialogs"]
+    assert first["toasts"] == [], first["toasts"]
+    assert first["myst"] > 0, "markdown is not MyST-rendered"
+
+
+# Whether Run All has finished (every code cell ran, the kernel idle) or stopped on an error.
+RAN_JS = (
+    "() => { const s = (" + STATE_JS + ")();"
+    " return s.errors.length > 0 || (s.ran === s.code && s.kernel === 'idle'); }"
+)
+# Whether the markdown shows its expressions' values (at least ``n`` of them, each in the
+# rendered text) and every figure its caption's text after "Figure N:".
+RENDERED_ALL_JS = (
+    "(n) => { const s = (" + STATE_JS + ")();"
+    " const shown = (" + RENDERED_JS + ")().join('\\n');"
+    " const values = s.expressions.map((e) => e[1]);"
+    " const captions = (" + FIGURES_JS + ")().map((f) => f.caption);"
+    " return values.length >= n && values.every((v) => shown.includes(v))"
+    " && captions.every((c) => c.split(':').slice(1).join(':').trim() !== ''); }"
+)
 
 
 @pytest.mark.parametrize("path", CHAPTERS)
@@ -272,27 +312,20 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
     open_and_run_all(page, path)
     try:
-        start = time.monotonic()
-        while True:
-            state = page.evaluate(STATE_JS)
-            done = state["ran"] == state["code"] and state["kernel"] == "idle"
-            if done or state["errors"] or time.monotonic() - start > RUN_TIMEOUT_S:
-                break
-            page.wait_for_timeout(500)
+        with contextlib.suppress(PlaywrightTimeout):  # the asserts below say what is missing
+            page.wait_for_function(RAN_JS, timeout=RUN_TIMEOUT_S * 1000, polling=500)
+        state = page.evaluate(STATE_JS)
+        done = state["ran"] == state["code"] and state["kernel"] == "idle"
         assert state["errors"] == [], f"{path}: {state['errors']}"
         assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
         # The markdown cells render their expressions after the kernel has answered: on a
         # busy machine that takes seconds, so wait until every number and caption is there.
         site = site_values(path)
-        for _ in range(60):
-            page.wait_for_timeout(500)
-            state = page.evaluate(STATE_JS)
-            shown = "\n".join(page.evaluate(RENDERED_JS))
-            values = [v for _, v in state["expressions"]]
-            captions = [plain(f["caption"]) for f in page.evaluate(FIGURES_JS)]
-            captioned = all(c.partition(":")[2].strip() for c in captions)  # text after "Figure N:"
-            if len(values) >= len(site) and all(v in shown for v in values) and captioned:
-                break
+        with contextlib.suppress(PlaywrightTimeout):
+            page.wait_for_function(
+                RENDERED_ALL_JS, arg=len(site), timeout=RENDER_TIMEOUT_S * 1000, polling=500
+            )
+        state = page.evaluate(STATE_JS)
 
         raw = [
             (i, m.group(0), text[max(0, m.start() - 40) : m.end() + 40])

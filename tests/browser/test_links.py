@@ -16,7 +16,7 @@ import pytest
 
 from tests.browser import harness
 
-PAGES = harness.book_pages() or ["(book not built: run make book)"]
+PAGES = harness.or_missing(harness.book_pages())
 
 
 class _Refs(HTMLParser):
@@ -43,10 +43,9 @@ def _parse(path: Path) -> _Refs:
     return p
 
 
-@pytest.mark.parametrize("rel", PAGES)
-def test_internal_links_resolve(rel, site: Path):
+def broken_links(site: Path, rel: str) -> list[str]:
+    """The local links of page ``rel`` of ``site`` whose file or #anchor is not in ``site``."""
     page = site / rel
-    assert page.is_file(), f"{rel} is not in the build"
     broken = []
     for tag, ref in _parse(page).refs:
         parts = urlsplit(ref)
@@ -61,4 +60,35 @@ def test_internal_links_resolve(rel, site: Path):
         anchored = parts.fragment and target.suffix == ".html"
         if anchored and unquote(parts.fragment) not in _parse(target).ids:
             broken.append(f"<{tag}> {ref}: no id {parts.fragment!r} in {target.name}")
+    return broken
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_internal_links_resolve(rel, site: Path):
+    assert (site / rel).is_file(), f"{rel} is not in the build"
+    broken = broken_links(site, rel)
     assert broken == [], f"{rel}:\n" + "\n".join(broken)
+
+
+PDF_NAME = "multi-head-attention.pdf"  # (book/_ext/pdf.py's PDF_NAME)
+
+
+def pdf_links(site: Path, rel: str) -> list[str]:
+    """The links of page ``rel`` of ``site`` to the book's PDF (read now: not cached)."""
+    parser = _Refs()
+    parser.feed(_html(site, rel))
+    return [ref for _, ref in parser.refs if urlsplit(ref).path.endswith(PDF_NAME)]
+
+
+def test_the_pdf_is_offered_exactly_when_the_site_holds_it(site: Path):
+    """A site built by ``make book`` alone links no PDF; after ``make pdf``, every page's
+    download menu links the PDF (book/_ext/pdf.py). Either way every link resolves (above)."""
+    held = (site / PDF_NAME).is_file()
+    pages = [p for p in harness.book_pages(site) if "dropdown-download-buttons" in _html(site, p)]
+    assert pages, "no page has a download menu"
+    wrong = {p: links for p in pages if len(links := pdf_links(site, p)) != int(held)}
+    assert wrong == {}, f"the site {'holds' if held else 'lacks'} {PDF_NAME}: {wrong}"
+
+
+def _html(site: Path, rel: str) -> str:
+    return (site / rel).read_text(encoding="utf-8")

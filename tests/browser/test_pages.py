@@ -19,11 +19,11 @@ import pytest
 from tests.browser import a11y, harness
 from tests.browser.site_metrics import WEIGHT_JS
 
-PAGES = harness.book_pages() or ["(book not built: run make book)"]
+PAGES = harness.or_missing(harness.book_pages())
 # The page and everything it loaded (bytes as served: http.server does not compress).
 MAX_PAGE_BYTES = 6_000_000
 GENERATED = {"genindex.html", "search.html", "index.html"}
-CONTENT = [p for p in PAGES if p not in GENERATED and not p.startswith("(")]
+CONTENT = [p for p in PAGES if p not in GENERATED and not harness.missing(p)]
 
 
 # The theme's visible icons (<i>/<span> with a fa-* class, outside widgets): drawn as a
@@ -54,7 +54,7 @@ ICONS_JS = """
 def test_page_loads_clean_offline(rel, site, base_url, open_page):
     loaded = open_page(rel)
     page = loaded.page
-    page.wait_for_timeout(150)  # late console errors (e.g. from deferred scripts)
+    page.wait_for_load_state("networkidle")  # late errors: of requests made after "load"
     assert loaded.log.problems() == [], f"{rel}: " + "\n".join(loaded.log.problems())
 
     violations = a11y.axe_violations(page)
@@ -184,5 +184,5 @@ def test_search_finds_the_book(open_page):
     """The offline search index answers a query with results."""
     page = open_page("search.html?q=attention").page
     results = page.locator("#search-results ul.search li")
-    results.first.wait_for(timeout=10000)
+    results.first.wait_for()
     assert results.count() >= 1

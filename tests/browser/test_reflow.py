@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser import a11y, harness
 
-PAGES = harness.book_pages() or ["(book not built: run make book)"]
+PAGES = harness.or_missing(harness.book_pages())
 
 
 @pytest.mark.parametrize("rel", PAGES)
@@ -27,5 +27,6 @@ def test_page_fits_a_phone_and_200_percent_zoom(rel, site, base_url, small_scree
             found = a11y.reflow_problems(page, width)
             problems += [f"{name} ({width} px): {p}" for p in found + log.problems()]
         finally:
+            harness.forget(page)
             page.close()
     assert problems == [], f"{rel}:\n" + "\n".join(problems)

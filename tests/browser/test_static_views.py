@@ -8,9 +8,9 @@ live widget replaces it with no visible change.
   and numbers, in the same order).
 * With JavaScript, every static copy hands over to its live widget because they match
   (``data-mha-takeover="exact"``, set by static/mha-offline-widgets.js), not by timeout.
-* Pixels: each widget output, screenshotted while the static copy shows (the HTML manager's
-  embed.js not served, everything else as usual) and after the live widget replaced it, is
-  the same image, in light and dark mode and on a phone.
+* Pixels: each widget output, screenshotted while the static copy shows and after the live
+  widget replaced it, in the same page load (the HTML manager's renderer held back until the
+  first pictures are taken), is the same image, in light and dark mode and on a phone.
 * The static style sheet holds the rules that embed.js injects (or would: see the test).
 """
 
@@ -80,23 +80,68 @@ SCREENS = {
 }
 
 
-def _widget_shots(ctx, url: str, static: bool) -> list[bytes]:
+EMBED_JS = "**/html-manager/dist/embed.js*"
+# Put before the HTML manager's embed.js as it is served to the pixel test: embed.js runs as
+# usual (and so does every script after it) but the one listener it registers, its renderer
+# (for "load", which mha-offline-widgets.js moves to run at once), is kept in
+# window.__mhaRenderWidgets, which runs it as mha-offline-widgets.js would have.
+HOLD_RENDERER_JS = """
+(function () {
+  var add = window.addEventListener;
+  window.addEventListener = function (type, listener, options) {
+    if (type !== 'load') return add.apply(this, arguments);
+    window.addEventListener = add;
+    window.__mhaRenderWidgets = function () { setTimeout(listener, 0); };
+  };
+})();
+"""
+AREAS = ".cell_output:has(> .widget-subarea)"
+
+
+def _hold_renderer(route) -> None:
+    response = route.fetch()
+    route.fulfill(response=response, body=HOLD_RENDERER_JS + response.text())
+
+
+def _shots(page) -> list[bytes]:
+    """A picture of every widget output of ``page``, each taken from the top of the page:
+    the same layout gives the same scroll position, so the same pixels."""
+    areas = page.locator(AREAS)
+    shots = []
+    for i in range(areas.count()):
+        page.evaluate("() => window.scrollTo(0, 0)")
+        shots.append(areas.nth(i).screenshot(animations="disabled"))
+    return shots
+
+
+def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str | None]]:
+    """Pictures of the widget outputs of ``url`` while their static copies show, then after the
+    live widgets replaced them, in ONE page load, so that nothing but the widgets can differ
+    (two loads can lay the page out at different sub-pixel offsets). The page loads as usual,
+    all its scripts run, but the HTML manager's renderer is held back (HOLD_RENDERER_JS) until
+    the first pictures are taken. Also the takeover of each live widget
+    (``data-mha-takeover``)."""
     page = ctx.new_page()
     try:
         log = harness.watch(page)
-        if static:  # everything as usual but the HTML manager: the static copies stay
-            page.route("**/html-manager/dist/embed.js*", lambda r: r.abort("blockedbyclient"))
+        page.route(EMBED_JS, _hold_renderer)
         page.goto(url, wait_until="load")
-        page.evaluate("() => window.MathJax.startup.promise")
-        if static:
-            assert page.locator(".mha-static-widget").count(), f"{url}: no static copy"
-        else:
-            harness.settle(page)
-        areas = page.locator(".cell_output:has(> .widget-subarea)")
-        shots = [areas.nth(i).screenshot(animations="disabled") for i in range(areas.count())]
-        if not static:
-            assert log.problems() == [], "\n".join(log.problems())
-        return shots
+        harness.painted(page)
+        held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        assert held, f"{url}: the HTML manager's renderer was not held back"
+        copies = page.locator(".mha-static-widget").count()
+        assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
+        before = _shots(page)
+        page.evaluate("() => window.__mhaRenderWidgets()")
+        harness.settle(page)
+        harness.painted(page)
+        after = _shots(page)
+        takeovers = page.evaluate(
+            "() => Array.from(document.querySelectorAll('.widget-subarea'))"
+            ".map((e) => e.getAttribute('data-mha-takeover'))"
+        )
+        assert log.problems() == [], "\n".join(log.problems())
+        return before, after, takeovers
     finally:
         page.close()
 
@@ -110,9 +155,9 @@ def test_the_live_widget_replaces_its_static_copy_pixel_for_pixel(
 
     with harness.browser_context(playwright, **SCREENS[screen]) as ctx:
         harness.guard(ctx)
-        before = _widget_shots(ctx, base_url + rel, static=True)
-        after = _widget_shots(ctx, base_url + rel, static=False)
+        before, after, takeovers = _static_then_live(ctx, base_url + rel)
     assert before and len(before) == len(after), f"{rel}: {len(before)} vs {len(after)} widgets"
+    assert set(takeovers) == {"exact"}, f"{rel} ({screen}): takeovers {takeovers}"
     for i, (a, b) in enumerate(zip(before, after, strict=True)):
         ia, ib = (Image.open(io.BytesIO(x)).convert("RGB") for x in (a, b))
         assert ia.size == ib.size, f"{rel} widget {i} ({screen}): {ia.size} then {ib.size}"
@@ -139,6 +184,7 @@ def test_the_static_style_sheet_is_what_embed_js_would_inject(open_page):
     """Every rule of the static sheet is one that embed.js injects too, but JupyterLab's
     variables (labvariables.css, materialcolors.css), which embed.js injects only when the
     page does not define them: with the static sheet, they are defined once, by it."""
+    assert not harness.missing(WIDGET_PAGES[0]), harness.missing(WIDGET_PAGES[0])
     page = open_page(WIDGET_PAGES[0]).page
     sheets = page.evaluate(RULES_JS)
     ours = [s for s in sheets if s["href"] and "/_vendor/mha-widgets.css" in s["href"]]
