@@ -56,19 +56,43 @@ def installed_overrides() -> Path:
     return Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
 
 
+def _sources() -> dict[Path, bytes]:
+    """Every chapter source a JupyterLab test could open, with its bytes."""
+    paths = [*ROOT.glob("notebooks/*"), *ROOT.glob("book/*.md")]
+    return {p: p.read_bytes() for p in paths if p.is_file()}
+
+
+def _test_settings(tmp: Path, myst: bool) -> None:
+    """Settings for this server only: no autosave (a chapter that JupyterLab marks modified on
+    opening must not be written back into the repository), and jupyterlab-myst switched off
+    when ``myst`` is False (a front end that renders plain CommonMark and maths only)."""
+    docmanager = tmp / "user-settings" / "@jupyterlab" / "docmanager-extension"
+    docmanager.mkdir(parents=True)
+    (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
+    if not myst:
+        labconfig = tmp / "labconfig"
+        labconfig.mkdir()
+        disabled = {"disabledExtensions": {"jupyterlab-myst": True}}
+        (labconfig / "page_config.json").write_text(json.dumps(disabled))
+
+
 @contextlib.contextmanager
-def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
+def serve_lab(timeout: float = 90.0, myst: bool = True) -> Iterator[Lab]:
     """Start ``jupyter lab`` on a port of 127.0.0.1 that the operating system chooses (port 0:
     no port picked here that another process could take first; the server then writes the
-    port it got into its runtime folder); stop it (and its kernels) after."""
+    port it got into its runtime folder); stop it (and its kernels) after. Raises if any
+    chapter source changed meanwhile: tests read the repository, they never write it."""
     if installed_overrides().read_text() != OVERRIDES.read_text():
         raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
     token = secrets.token_hex(16)
+    before = _sources()
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
         runtime = Path(tmp) / "runtime"
+        _test_settings(Path(tmp), myst)
         env = {
             **os.environ,
             "JUPYTERLAB_WORKSPACES_DIR": tmp,
+            "JUPYTERLAB_SETTINGS_DIR": str(Path(tmp) / "user-settings"),
             "JUPYTER_CONFIG_DIR": tmp,
             "JUPYTER_RUNTIME_DIR": str(runtime),
         }
@@ -113,6 +137,9 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
                 server.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 server.kill()
+    changed = sorted(str(p.relative_to(ROOT)) for p, b in before.items() if p.read_bytes() != b)
+    if changed:
+        raise RuntimeError(f"JupyterLab wrote the repository's chapters: {changed}")
 
 
 def open_app(page, lab: Lab) -> None:
