@@ -384,14 +384,15 @@ def record_evals(run: Callable[..., Any]) -> Callable[..., Any]:
 def bibliography(path: str) -> dict[str, Reference]:
     """Every entry of a BibTeX file, as "(Author et al., year)" and a list entry."""
     from pybtex.database import parse_file
+    from pybtex.richtext import Text
 
-    def plain(text: str) -> str:
-        return re.sub(r"[{}]", "", text).replace("\\L", "Ł").replace("\\'o", "ó")
+    def plain(text: str) -> str:  # LaTeX (accents, braces) as plain text
+        return Text.from_latex(text).render_as("text")
 
     refs = {}
     for key, entry in parse_file(path).entries.items():
         people = entry.persons.get("author", [])
-        last = [plain(" ".join(p.last_names)) for p in people]
+        last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
         year = entry.fields.get("year", "n.d.")
         who = (
             last[0]
@@ -399,8 +400,8 @@ def bibliography(path: str) -> dict[str, Reference]:
             else (" and ".join(last) if len(last) == 2 else f"{last[0]} et al.")
         )
         names = ", ".join(
-            plain(" ".join(p.last_names)) + ", " + " ".join(f"{n[0]}." for n in p.first_names)
-            for p in people
+            f"{surname}, " + " ".join(f"{plain(n)[0]}." for n in p.first_names)
+            for surname, p in zip(last, people, strict=True)
         )
         venue = entry.fields.get("booktitle") or entry.fields.get("journal") or ""
         title = plain(entry.fields.get("title", ""))
