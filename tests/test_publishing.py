@@ -113,18 +113,23 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str, binder_t
     buttons = links(html).buttons
     notebook = SITE / notebook_files.NOTEBOOKS_DIR / f"{page}.ipynb"
 
-    # Download: the site's copy, the page's cells without outputs after the Colab cell.
+    # Download: the site's copy, a plain notebook (tests/test_plain_notebooks.py checks its
+    # markdown): the page's code cells, JupyterLab-only ones aside, without outputs, after the
+    # Colab cell.
     [download] = buttons["download-notebook-button"]
     assert (html.parent / download).resolve() == notebook.resolve()
     nb = nbformat.read(notebook, as_version=4)
     nbformat.validate(nb)
     assert nb.cells[0].id == notebook_files.COLAB_CELL_ID
     source = read_myst_markdown_notebook((ROOT / f"{page}.md").read_text())
-    assert [(c.cell_type, c.source) for c in nb.cells[1:]] == [
-        (c.cell_type, c.source) for c in source.cells
+    page_code = [
+        c.source
+        for c in source.cells
+        if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])
     ]
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(c.outputs == [] and c.execution_count is None for c in code)
+    code = [c for c in nb.cells[1:] if c.cell_type == "code"]
+    assert [c.source for c in code] == page_code
+    assert all(c.outputs == [] and c.execution_count is None for c in nb.cells[0:1] + code)
 
     # Binder: the repository's branch, binder/postBuild writes the same file at that path.
     ui = {"jupyterlab": "lab/tree", "classic": "tree"}[LAUNCH["notebook_interface"]]
@@ -132,7 +137,13 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str, binder_t
     assert buttons["launch-binder-button"] == [
         f"{LAUNCH['binderhub_url']}/v2/gh/{repo}?urlpath={ui}/{page}.ipynb"
     ]
-    assert (binder_tree / f"{page}.ipynb").read_bytes() == notebook.read_bytes()
+    # Binder opens the MyST notebook, which its JupyterLab renders with jupyterlab-myst: the
+    # page's cells, all of them, after the same Colab cell.
+    binder = nbformat.read(binder_tree / f"{page}.ipynb", as_version=4)
+    assert binder.cells[0].source == nb.cells[0].source
+    assert [(c.cell_type, c.source) for c in binder.cells[1:]] == [
+        (c.cell_type, c.source) for c in source.cells
+    ]
 
     # Colab: the same file in the branch that CI fills with _build/html/_notebooks.
     assert buttons["launch-colab-button"] == [
