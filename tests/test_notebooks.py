@@ -2,10 +2,10 @@
 
 ``make test`` builds the book first, which executes every notebook and keeps each
 executed notebook in ``_build/jupyter_execute``. Here each notebook runs once more,
-in a new kernel, as the site publishes it (``_build/html/_notebooks``: the ``.ipynb``
-that readers download and open on Colab and Binder, whose cells must be the page's,
-after a Colab set-up cell that does nothing here), and every text output must equal
-the built one: the notebooks are deterministic, and the book shows what the code prints.
+in a new kernel, as the site publishes it (``_build/html/_notebooks``: the plain ``.ipynb``
+that readers download and open on Colab, whose code cells must be the page's, after a
+Colab set-up cell that does nothing here), and every text output must equal the built one:
+the notebooks are deterministic, and the book shows what the code prints.
 
 Cells tagged ``timing`` measure wall-clock time; their outputs are allowed to differ.
 """
@@ -33,6 +33,11 @@ TEXT = ("text/plain", "text/html", "text/markdown", "application/papermill.recor
 def read(path: Path) -> nbformat.NotebookNode:
     """The notebook as myst-nb reads it for the build."""
     return read_myst_markdown_notebook(path.read_text())
+
+
+def lab_only(cell: nbformat.NotebookNode) -> bool:
+    """A cell for JupyterLab only, which the site and its notebooks leave out."""
+    return "remove-cell" in cell.metadata.get("tags", [])
 
 
 def shown(nb: nbformat.NotebookNode) -> list[list[str]]:
@@ -69,10 +74,13 @@ def test_notebook_reruns_identically(path: Path) -> None:
         pytest.fail(f"no published notebook at {published}: build the book first (make book)")
     run = nbformat.read(published, as_version=4)
     [colab] = [c for c in run.cells if c.get("id") == notebook_files.COLAB_CELL_ID]
-    cells = [c for c in run.cells if c is not colab]  # the page's, executed in place below
-    assert [(c.cell_type, c.source) for c in cells] == [
-        (c.cell_type, c.source) for c in nb.cells
-    ], f"{published.name} does not hold the cells of {path.name}"
+    # The page's code cells, executed in place below; the published notebook's markdown is
+    # plain CommonMark (tests/test_plain_notebooks.py), and JupyterLab-only cells are left out.
+    cells = [c for c in run.cells if c is not colab and c.cell_type == "code"]
+    page = [c for c in nb.cells if c.cell_type == "code" and not lab_only(c)]
+    assert [c.source for c in cells] == [c.source for c in page], (
+        f"{published.name} does not hold the code cells of {path.name}"
+    )
 
     start = time.perf_counter()
     NotebookClient(
@@ -82,7 +90,11 @@ def test_notebook_reruns_identically(path: Path) -> None:
     print(f"{path.name}: executed in {seconds:.1f} s")
 
     assert colab.outputs == [], "the Colab set-up cell printed something outside Colab"
-    again, before = shown(nbformat.v4.new_notebook(cells=cells)), shown(built)
+    site = [c for c in built.cells if not lab_only(c)]
+    again, before = (
+        shown(nbformat.v4.new_notebook(cells=cells)),
+        shown(nbformat.v4.new_notebook(cells=site)),
+    )
     assert len(again) == len(before)
     for i, (a, b) in enumerate(zip(again, before, strict=True)):
         assert a == b, f"{path.name}: code cell {i} printed something else than in the build"

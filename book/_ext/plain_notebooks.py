@@ -357,8 +357,9 @@ def plain_notebook(
     out = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
     out.metadata.pop("jupytext", None)
     out.cells = cells
-    for i, cell in enumerate(out.cells):
+    for i, cell in enumerate(out.cells[len(first_cells) :], start=len(first_cells)):
         cell.id = f"cell-{i}"
+    for cell in out.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nbformat.validate(out)
