@@ -1,0 +1,37 @@
+"""The site's figure PNGs as palette images: the same pictures in about half the bytes.
+
+Why this exists: matplotlib writes full-colour PNGs, but a figure holds a few colours and
+their anti-aliased edges, which 256 palette entries draw without a visible difference. Every
+page must stay within the browser tests' byte budget (tests/browser/test_pages.py), and
+chapter 5's figures alone weighed about 0.5 MB. At the end of an HTML build, every PNG in
+``_images`` that is not yet a palette image is quantised (no dithering) and saved with
+zlib's best compression. The PDF uses the vector copies of the figures, not these.
+
+Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PIL import Image
+from sphinx.application import Sphinx
+
+
+def palette_pngs(app: Sphinx, exception: Exception | None) -> None:
+    """Quantise every full-colour PNG of the built site's ``_images`` to 256 colours."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for path in sorted((Path(app.outdir) / "_images").glob("*.png")):
+        with Image.open(path) as image:
+            if image.mode == "P":
+                continue
+            palette = image.convert("RGBA").quantize(
+                256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+            )
+        palette.save(path, optimize=True)
+
+
+def setup(app: Sphinx) -> dict:
+    app.connect("build-finished", palette_pngs)
+    return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
