@@ -5,7 +5,7 @@
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
 #   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
-#   make mutation  mutation testing of the maths modules (not part of make test; ~20 min)
+#   make mutation  mutation testing of the maths modules (not part of make test; long, see benchmarks/mutation.md)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv

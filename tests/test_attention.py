@@ -145,3 +145,13 @@ def test_split_heads_cuts_columns() -> None:
     S = mha.split_heads(W, 3)  # (3, 6, 2)
     assert S.shape == (3, 6, 2)
     assert torch.equal(S[1], W[:, 2:4])
+
+
+def test_causal_mask_of_a_wider_key_set_and_its_argument_checks() -> None:
+    got = mha.causal_mask(2, 4)  # (2, 4)
+    want = [[j <= i for j in range(4)] for i in range(2)]
+    assert got.tolist() == want
+    with pytest.raises(ValueError, match="n_q must be a positive int"):
+        mha.causal_mask(0, 3)
+    with pytest.raises(ValueError, match="n_k must be a positive int"):
+        mha.causal_mask(3, 0)

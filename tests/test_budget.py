@@ -93,3 +93,23 @@ def test_softmax_blend_is_bounded_and_others_run_away() -> None:
 def test_blends_rejects_bad_shapes() -> None:
     with pytest.raises(ValueError, match="must be"):
         budget.blends(torch.zeros(5, 4, dtype=torch.float64), torch.zeros(5, 3))
+
+
+@pytest.mark.parametrize(
+    ("scores", "V"),
+    [((3, 3), (4, 2)), ((3, 4), (4, 2)), ((3, 3, 3), (3, 2))],
+    ids=["V-too-long", "scores-not-square", "scores-3-d"],
+)
+def test_blends_rejects_each_bad_shape_alone(scores: tuple, V: tuple) -> None:
+    with pytest.raises(ValueError, match=r"must be \(n, n\)"):
+        budget.blends(torch.zeros(scores, dtype=torch.float64), torch.zeros(V, dtype=torch.float64))
+
+
+def test_blend_norms_at_scale_one_are_the_chapters_row_and_the_longest_value() -> None:
+    _, _, W_v = toy.single_head_weights()  # (9, 9)
+    V = toy.X @ W_v  # (5, 9)
+    norms = budget.blend_norms([1.0])
+    blend = torch.tensor(toy.CHASED_ROW, dtype=torch.float64) @ V  # (9,)
+    assert norms["softmax"][0] == pytest.approx(float(blend.norm()), rel=1e-9)
+    longest = max(sum(x * x for x in row) ** 0.5 for row in V.tolist())
+    assert norms["bound"] == [pytest.approx(longest, rel=1e-12)]

@@ -13,7 +13,15 @@ from torch.nn.functional import scaled_dot_product_attention
 
 import mha
 from mha import toy
-from mha.concat import cell_labels, columns_touched, decode, head_maps, layer_output
+from mha.concat import (
+    cell_labels,
+    columns_touched,
+    concat_of_heads,
+    decode,
+    head_maps,
+    layer_output,
+    qk_maps,
+)
 from mha.figures.concat import concat_matrix, reach, reshape_steps
 from mha.figures.cost import cost_vs_heads
 
@@ -143,3 +151,43 @@ def test_qk_maps_have_rank_at_most_d_k_and_check_shapes() -> None:
     W_q, W_k, _ = toy.random_heads(3)
     with pytest.raises(ValueError, match=r"W_q \(3, 9, 3\) .* W_k \(2, 9, 3\)"):
         qk_maps(W_q, W_k[:2])
+
+
+@pytest.mark.parametrize(("h", "d_k", "seed"), [(3, 3, 0), (2, 2, 5)])
+def test_concat_of_heads_is_torchs_heads_side_by_side(h: int, d_k: int, seed: int) -> None:
+    W_q, W_k, W_v = toy.random_heads(h, d_k, seed)  # (h, 9, d_k) each
+    want = torch.cat(
+        [
+            scaled_dot_product_attention(toy.X @ W_q[i], toy.X @ W_k[i], toy.X @ W_v[i])
+            for i in range(h)
+        ],
+        dim=-1,
+    )  # (5, h*d_k)
+    torch.testing.assert_close(concat_of_heads(h, d_k, seed), want, rtol=0, atol=1e-12)
+
+
+def test_qk_maps_name_the_bad_argument() -> None:
+    W = torch.zeros(2, 9, 3, dtype=torch.float64)  # (h, d_model, d_k)
+    with pytest.raises(TypeError, match=r"^W_q must be a torch\.Tensor"):
+        qk_maps([[0.0]], W)
+    with pytest.raises(TypeError, match=r"^W_k has dtype torch\.int64"):
+        qk_maps(W, torch.zeros(2, 9, 3, dtype=torch.int64))
+    with pytest.raises(ValueError, match=r"^W_q and W_k must both be \(h, d_model, d_k\)"):
+        qk_maps(W, W[:, :, :2])
+
+
+def test_an_output_column_that_w_o_never_writes_is_touched_by_no_head() -> None:
+    W_q, W_k, W_v = toy.random_heads(3)
+    W_o = toy.random_output(3, 3).clone()  # (9, 9)
+    W_o[:, 4] = 0.0  # output column 4 reads no column of the concatenation
+    touched = columns_touched(toy.X, W_q, W_k, W_v, W_o)  # (3, 9)
+    expected = torch.ones(3, 9, dtype=torch.bool)
+    expected[:, 4] = False
+    assert torch.equal(touched, expected)
+
+
+def test_cell_labels_of_one_cell_and_of_an_empty_axis() -> None:
+    assert cell_labels(1, 1, 1).tolist() == [[[0]]]
+    for h, n, d_v in ((0, 2, 2), (2, 0, 2), (2, 2, 0)):
+        with pytest.raises(ValueError, match="must be positive"):
+            cell_labels(h, n, d_v)

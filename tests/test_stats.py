@@ -73,3 +73,9 @@ def test_two_sample_errors_name_the_counts(bad) -> None:
     for fn in (fisher_exact, newcombe_interval):
         with pytest.raises(ValueError, match="0 <= k <= n"):
             fn(*bad)
+
+
+def test_fisher_exact_never_exceeds_one() -> None:
+    # Every table of these margins is at most as likely as the observed one, so the sum is
+    # the whole distribution: 1, which floating point adds up to 1 + 2**-52.
+    assert fisher_exact(3, 5, 4, 7) == 1.0

@@ -387,3 +387,30 @@ def test_refit_readout_fits_only_the_readout() -> None:
     # names the nouns about as well as the model trained as a whole
     assert T.evaluate(refit, test_set)["both"] >= T.evaluate(trained, test_set)["both"] - 0.02
     assert T.evaluate(refit, train_set)["loss"] < T.evaluate(blank, train_set)["loss"] / 10
+
+
+def test_refit_readout_ends_at_the_readouts_minimum() -> None:
+    # The loss is convex in the read-out (R, b), so where L-BFGS stops, the gradient of the
+    # model's own loss (its forward pass, not the refit's closure) with respect to R and b
+    # must vanish. On a layer narrower than d_model (h * d_k = 6 < 12) whose read-out
+    # starts untrained, so the copy must keep the layer's width.
+    train_set, _ = T.split()
+    model = T.HeadsModel(2, seed=1, d_k=3)
+    refit = T.refit_readout(model, train_set)
+    logits, _ = refit(train_set)  # (N, 2, nouns)
+    T.loss_fn(logits, train_set).backward()
+    assert float(refit.read.grad.abs().max()) < 1e-4
+    assert float(refit.bias.grad.abs().max()) < 1e-4
+    model.zero_grad()
+    logits, _ = model(train_set)  # (N, 2, nouns)
+    T.loss_fn(logits, train_set).backward()
+    assert float(model.read.grad.abs().max()) > 1e-2  # the start was not already there
+
+
+def test_edited_both_right_reads_the_edited_rows_out() -> None:
+    _, test_set = T.split()
+    model = T.load_model(3, 4, 0)
+    # unedited rows give the model's own answers; rows with the two nouns' weights swapped
+    # give each sentence's nouns the other way round, so (nearly) none stays right
+    assert T.edited_both_right(model, test_set, "none") == T.evaluate(model, test_set)["both"]
+    assert T.edited_both_right(model, test_set, "swap") < 0.1
