@@ -62,22 +62,16 @@ def _sources() -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in paths if p.is_file()}
 
 
-def _test_settings(tmp: Path, myst: bool) -> None:
+def _test_settings(tmp: Path) -> None:
     """Settings for this server only: no autosave (a chapter that JupyterLab marks modified on
-    opening must not be written back into the repository), and jupyterlab-myst switched off
-    when ``myst`` is False (a front end that renders plain CommonMark and maths only)."""
+    opening must not be written back into the repository)."""
     docmanager = tmp / "user-settings" / "@jupyterlab" / "docmanager-extension"
     docmanager.mkdir(parents=True)
     (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
-    if not myst:
-        labconfig = tmp / "labconfig"
-        labconfig.mkdir()
-        disabled = {"disabledExtensions": {"jupyterlab-myst": True}}
-        (labconfig / "page_config.json").write_text(json.dumps(disabled))
 
 
 @contextlib.contextmanager
-def serve_lab(timeout: float = 90.0, myst: bool = True) -> Iterator[Lab]:
+def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
     """Start ``jupyter lab`` on a port of 127.0.0.1 that the operating system chooses (port 0:
     no port picked here that another process could take first; the server then writes the
     port it got into its runtime folder); stop it (and its kernels) after. Raises if any
@@ -88,7 +82,7 @@ def serve_lab(timeout: float = 90.0, myst: bool = True) -> Iterator[Lab]:
     before = _sources()
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
         runtime = Path(tmp) / "runtime"
-        _test_settings(Path(tmp), myst)
+        _test_settings(Path(tmp))
         env = {
             **os.environ,
             "JUPYTERLAB_WORKSPACES_DIR": tmp,
