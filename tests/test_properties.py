@@ -202,21 +202,6 @@ def test_no_successes_or_no_failures_give_exact_ends() -> None:
     assert {wilson_interval(n, n, c)[1] for _, n, c in edges} == {1.0}
 
 
-@pytest.mark.parametrize(
-    ("k", "n", "low", "high"),
-    [
-        (81, 263, 0.2553, 0.3662),
-        (15, 148, 0.0624, 0.1605),
-        (0, 20, 0.0, 0.1611),
-        (1, 29, 0.0061, 0.1718),
-    ],
-)
-def test_wilson_interval_matches_published_values(k: int, n: int, low: float, high: float) -> None:
-    """Newcombe (1998), Stat. Med. 17:857-872, Table II, method 3 (Wilson score, 95 %)."""
-    got = wilson_interval(k, n, 0.95)
-    assert got == pytest.approx((low, high), abs=5e-5)
-
-
 @settings(max_examples=200, deadline=None)
 @given(counts(), CONFIDENCE)
 def test_wilson_ends_are_where_the_score_test_just_rejects(kn, confidence: float) -> None:
