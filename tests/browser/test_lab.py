@@ -89,6 +89,15 @@ FIGURES_JS = """
 })
 """
 
+# What the kernel answered for the caption expression of figure ``name`` (the cell's
+# user_expressions metadata, written by jupyterlab-myst): to tell a caption whose answer never
+# came from one whose expression failed.
+CAPTION_ANSWER_JS = """
+(name) => Array.from(window.jupyterapp.shell.currentWidget.content.model.cells)
+  .filter((c) => c.type === 'markdown' && c.sharedModel.getSource().includes(`caption("${name}")`))
+  .map((c) => JSON.stringify(c.getMetadata('user_expressions') || 'no user_expressions'))
+"""
+
 # Every link of the rendered markdown to a figure, outside the figures' own captions (the text
 # of links in folded solutions too).
 FIGURE_REFS_JS = """
@@ -221,7 +230,10 @@ def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
             problems.append(f"{name}: no caption in JupyterLab, want {want!r}")
             continue
         if plain(shown[name]["caption"]) != want:
-            problems.append(f"{name}: caption {shown[name]['caption']!r}, want {want!r}")
+            answer = page.evaluate(CAPTION_ANSWER_JS, name)
+            problems.append(
+                f"{name}: caption {shown[name]['caption']!r}, want {want!r}; kernel: {answer}"
+            )
         if not (shown[name]["shown"] and shown[name]["image"]):
             problems.append(f"{name}: the caption or the image of the cell above is not shown")
     for href, text in page.evaluate(FIGURE_REFS_JS):
@@ -269,11 +281,12 @@ def lab_session(site):
         harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
     ):
         page = ctx.new_page()
+        requests = harness.Requests(page)
         open_app(page, lab)
         page.evaluate("() => window.jupyterapp.restored.then(() => null)")
         with contextlib.suppress(PlaywrightTimeout):  # (if not, the test says so)
             page.wait_for_function(MYST_SHOWN_JS, timeout=60_000)
-        page.wait_for_load_state("networkidle")
+        requests.wait_quiet(page)
         yield page, page.evaluate(FIRST_VIEW_JS)
 
 

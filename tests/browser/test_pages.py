@@ -54,7 +54,7 @@ ICONS_JS = """
 def test_page_loads_clean_offline(rel, site, base_url, open_page):
     loaded = open_page(rel)
     page = loaded.page
-    page.wait_for_load_state("networkidle")  # late errors: of requests made after "load"
+    loaded.log.requests.wait_quiet(page)  # late errors: of requests made after "load"
     assert loaded.log.problems() == [], f"{rel}: " + "\n".join(loaded.log.problems())
 
     violations = a11y.axe_violations(page)
