@@ -94,7 +94,7 @@ def test_a_missing_metrics_run_names_the_file_and_the_command(copy: Path) -> Non
     with pytest.raises(store.StoredWeightsError, match=r"metrics\.json has no up-to-date run"):
         store.metrics(3, 4, 10, folder=copy)  # three heads: no extra seeds are stored
     (copy / store.METRICS_FILE).unlink()
-    store._read_records.cache_clear()  # the file was read above
+    store.read_runs.cache_clear()  # the file was read above
     with pytest.raises(store.StoredWeightsError, match=r"metrics\.json is missing.*make weights"):
         store.metrics(1, 12, 10, folder=copy)
     assert store.metrics(1, 12, 0, folder=copy)  # runs.json alone still serves its runs

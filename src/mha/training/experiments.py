@@ -20,10 +20,8 @@ against its record.
 
 from __future__ import annotations
 
-import json
 import os
 from concurrent.futures import ProcessPoolExecutor
-from functools import cache
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -32,7 +30,7 @@ from torch import Tensor
 from mha.training.data import all_sentences
 from mha.training.loop import Run, RunConfig, train
 from mha.training.probe import head_kinds, noun_preference, verb_noun_weights
-from mha.training.store import COMMAND, WEIGHTS_DIR, StoredWeightsError
+from mha.training.store import COMMAND, WEIGHTS_DIR, StoredWeightsError, read_runs, write_runs
 
 ORDER_SEEDS: tuple[int, ...] = (0, 1, 2)
 ORDER_RUNS: tuple[RunConfig, ...] = tuple(
@@ -83,29 +81,14 @@ def write(folder: Path | None = None, jobs: int | None = None) -> Path:
 
 def write_records(records: list[dict], folder: Path | None = None) -> Path:
     """Write ``records`` (from :func:`record`) as ``experiments.json``."""
-    path = (folder or WEIGHTS_DIR) / EXPERIMENTS_FILE
-    lines = ",\n".join(json.dumps(r, sort_keys=True) for r in records)
-    path.write_text('{"runs": [\n' + lines + "\n]}\n", encoding="utf-8")
-    return path
-
-
-@cache
-def _records(path: Path) -> tuple[dict, ...]:
-    if not path.is_file():
-        raise StoredWeightsError(f"{path} is missing. Run `{COMMAND}` to write it again.")
-    try:
-        return tuple(json.loads(path.read_text(encoding="utf-8"))["runs"])
-    except (ValueError, KeyError, TypeError) as err:
-        raise StoredWeightsError(
-            f"{path} is corrupt ({type(err).__name__}: {err}). Run `{COMMAND}` to write it again."
-        ) from err
+    return write_runs((folder or WEIGHTS_DIR) / EXPERIMENTS_FILE, records)
 
 
 def stored(config: RunConfig, folder: Path | None = None) -> dict:
     """The stored record of one run of :data:`ORDER_RUNS` or :data:`NUDGE_RUNS`."""
     path = (folder or WEIGHTS_DIR) / EXPERIMENTS_FILE
     want = {k: getattr(config, k) for k in _KEYS}
-    for r in _records(path):
+    for r in read_runs(path):
         if {k: r.get(k) for k in _KEYS} == want:
             return r
     raise StoredWeightsError(f"{path} has no run {want}. Run `{COMMAND}` to write it again.")

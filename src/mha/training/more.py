@@ -21,8 +21,8 @@ from mha.training.store import (
     SEEDS,
     WEIGHTS_DIR,
     _train_many,
-    runs_text,
     write_all,
+    write_runs,
 )
 
 EXTRA_SEEDS: tuple[int, ...] = tuple(range(10, 20))
@@ -49,7 +49,7 @@ def write_metrics(
     folder.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
     records = [record for _, _, record in _train_many(configs, jobs)]
-    (folder / METRICS_FILE).write_text(runs_text(records), encoding="utf-8")
+    write_runs(folder / METRICS_FILE, records)
     return time.perf_counter() - start
 
 

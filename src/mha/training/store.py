@@ -93,7 +93,7 @@ def _train_one(config: RunConfig) -> tuple[RunConfig, dict[str, np.ndarray], dic
     return config, arrays, record, time.perf_counter() - start
 
 
-def _write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
+def write_npz(path: Path, arrays: dict[str, np.ndarray]) -> None:
     """An ``.npz`` that ``np.load`` reads, with fixed timestamps: same arrays, same bytes."""
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
         for name in sorted(arrays):
@@ -108,6 +108,12 @@ def runs_text(records: list[dict]) -> str:
     """``runs.json``'s text: ``{"runs": [...]}``, one run per line, keys sorted."""
     lines = ",\n".join(json.dumps(r, sort_keys=True) for r in records)
     return '{"runs": [\n' + lines + "\n]}\n"
+
+
+def write_runs(path: Path, records: list[dict]) -> Path:
+    """Write ``records`` to ``path`` as :func:`runs_text` (every runs file of the package)."""
+    path.write_text(runs_text(records), encoding="utf-8")
+    return path
 
 
 def _train_many(
@@ -143,8 +149,8 @@ def write_all(
         arrays.setdefault((config.h, config.d_k), {}).update(arr)
         records.append(record)
     for (h, d_k), arr in arrays.items():
-        _write_npz(weights_file(h, d_k, folder), arr)
-    (folder / RUNS_FILE).write_text(runs_text(records), encoding="utf-8")
+        write_npz(weights_file(h, d_k, folder), arr)
+    write_runs(folder / RUNS_FILE, records)
     return time.perf_counter() - start
 
 
@@ -175,15 +181,26 @@ class StoredRun:
 
 
 @cache
-def _read_records(path: Path) -> dict[tuple[int, int, int, int], dict]:
-    """The records of one runs file, by ``(h, d_k, seed, steps)``."""
+def read_runs(path: Path) -> tuple[dict, ...]:
+    """The records of a runs file written by :func:`write_runs` (every runs file of the
+    package); a missing or corrupt file raises :class:`StoredWeightsError` naming it."""
     if not path.is_file():
         raise _problem(path, "is missing")
     try:
         runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        return {(r["h"], r["d_k"], r["seed"], r["steps"]): r for r in runs}
+        if not all(isinstance(r, dict) for r in runs):
+            raise TypeError("a run is not an object")
+        return tuple(runs)
     except (ValueError, KeyError, TypeError) as err:
         raise _problem(path, f"is corrupt ({type(err).__name__}: {err})") from err
+
+
+def _read_records(path: Path) -> dict[tuple[int, int, int, int], dict]:
+    """The records of one runs file, by ``(h, d_k, seed, steps)``."""
+    try:
+        return {(r["h"], r["d_k"], r["seed"], r["steps"]): r for r in read_runs(path)}
+    except KeyError as err:
+        raise _problem(path, f"is corrupt (KeyError: {err})") from err
 
 
 def _records(folder: Path) -> dict[tuple[int, int, int], dict]:
@@ -206,7 +223,9 @@ def _record(h: int, d_k: int, seed: int, steps: int, folder: Path | None) -> dic
 
 
 @cache
-def _arrays(path: Path) -> dict[str, np.ndarray]:
+def read_npz(path: Path) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` written by :func:`write_npz`, by name; a missing or corrupt
+    file raises :class:`StoredWeightsError` naming it."""
     if not path.is_file():
         raise _problem(path, "is missing")
     try:
@@ -219,7 +238,7 @@ def _arrays(path: Path) -> dict[str, np.ndarray]:
 def load_state(h: int, d_k: int, seed: int, folder: Path | None = None) -> dict[str, Tensor]:
     """The stored parameters of one run, by name (``W_q`` ``(h, d_model, d_k)``, ...)."""
     path = weights_file(h, d_k, folder)
-    arrays = _arrays(path)
+    arrays = read_npz(path)
     prefix = f"seed{seed}."
     state = {k.removeprefix(prefix): torch.from_numpy(v.copy()) for k, v in arrays.items()}
     state = {k: v for k, v in state.items() if "." not in k}

@@ -20,7 +20,6 @@ apart from :data:`mha.training.store.WEIGHTS_DIR`, which holds the explorer's ru
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass
 from functools import cache
@@ -34,7 +33,7 @@ from mha.training.data import D_MODEL
 from mha.training.loop import EVAL_EVERY, RunConfig, train
 from mha.training.model import TiedValuesModel
 from mha.training.results import Setting, summed_up
-from mha.training.store import StoredWeightsError, _write_npz, runs_text
+from mha.training.store import StoredWeightsError, read_npz, read_runs, write_npz, write_runs
 
 TIED_DV = D_MODEL  # one shared value space as wide as the word vectors: width is no bottleneck
 # (h, d_k): the narrow settings of mha.training.store, each head's query/key width d_model / h.
@@ -104,8 +103,8 @@ def write_all(folder: Path | None = None, configs: tuple[RunConfig, ...] = TIED_
         print(
             f"tied {key(config)} seed {config.seed}: {time.perf_counter() - t0:.1f} s", flush=True
         )
-        _write_npz(folder / f"{NAME}.npz", arrays)
-        (folder / f"{NAME}.json").write_text(runs_text(records), encoding="utf-8")
+        write_npz(folder / f"{NAME}.npz", arrays)
+        write_runs(folder / f"{NAME}.json", records)
     return time.perf_counter() - start
 
 
@@ -126,25 +125,10 @@ class TiedRun:
 @cache
 def _records(folder: Path) -> dict[tuple[int, int, int, int], dict]:
     path = folder / f"{NAME}.json"
-    if not path.is_file():
-        raise _problem(path, "is missing")
     try:
-        runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        return {(r["h"], r["d_k"], r["d_v"], r["seed"]): r for r in runs}
-    except (ValueError, KeyError, TypeError) as err:
-        raise _problem(path, f"is corrupt ({type(err).__name__}: {err})") from err
-
-
-@cache
-def _arrays(folder: Path) -> dict[str, np.ndarray]:
-    path = folder / f"{NAME}.npz"
-    if not path.is_file():
-        raise _problem(path, "is missing")
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            return {n: z[n] for n in z.files}
-    except (OSError, ValueError, EOFError, KeyError) as err:
-        raise _problem(path, f"is corrupt ({type(err).__name__}: {err})") from err
+        return {(r["h"], r["d_k"], r["d_v"], r["seed"]): r for r in read_runs(path)}
+    except KeyError as err:
+        raise _problem(path, f"is corrupt (KeyError: {err})") from err
 
 
 def load_tied(
@@ -157,7 +141,11 @@ def load_tied(
     if rec is None or any(rec.get(k) != getattr(config, k) for k in _SAVED):
         raise _problem(folder / f"{NAME}.json", f"has no up-to-date run {key(config)} seed {seed}")
     prefix = f"{key(config)}.seed{seed}."
-    state = {n.removeprefix(prefix): v for n, v in _arrays(folder).items() if n.startswith(prefix)}
+    state = {
+        n.removeprefix(prefix): v
+        for n, v in read_npz(folder / f"{NAME}.npz").items()
+        if n.startswith(prefix)
+    }
     model = TiedValuesModel(h, seed, d_k=d_k, d_v=d_v)
     want = {n: tuple(p.shape) for n, p in model.named_parameters()}
     if want != {n: v.shape for n, v in state.items()}:
