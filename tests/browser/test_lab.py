@@ -42,8 +42,11 @@ FIGURE_LABEL = re.compile(r"\bfig-[a-z0-9][a-z0-9-]*")
 CITE_ROLE = re.compile(r"\{cite(?::\w+)?\}`([^`]+)`")
 BIBLIOGRAPHY = harness.ROOT / "book" / "references.bib"
 # Limits on waiting (never measures of speed): generous, since the machine may be busy.
-RUN_TIMEOUT_S = 600  # Run All of one chapter
-RENDER_TIMEOUT_S = 180  # the markdown showing the kernel's values after Run All
+# Limits on waiting, never a measure of speed. Chapter 5's Run All trains models: about 5 min on
+# a fresh kernel with the 2 cores to itself, and it passed 600 s (all 51 cells ran, the kernel
+# still busy with the markdown's expressions) on the same machine at a load average of 11.
+RUN_TIMEOUT_S = 1800  # Run All of one chapter
+RENDER_TIMEOUT_S = 300  # the markdown showing the kernel's values after Run All
 
 # The open notebook: its path, kernel state, cells, errors and markdown cells' expressions.
 STATE_JS = """
@@ -330,7 +333,10 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         state = page.evaluate(STATE_JS)
         done = state["ran"] == state["code"] and state["kernel"] == "idle"
         assert state["errors"] == [], f"{path}: {state['errors']}"
-        assert done, f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
+        assert done, (
+            f"{path}: {state['ran']} of {state['code']} cells ran, kernel {state['kernel']},"
+            f" after {RUN_TIMEOUT_S} s"
+        )
         # The markdown cells render their expressions after the kernel has answered: on a
         # busy machine that takes seconds, so wait until every number and caption is there.
         site = site_values(path)
