@@ -87,10 +87,10 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
     ("requirejs", ["require.js", "README.md"], None),
     ("anywidget", ["LICENSE", "dist/index.js"], None),
 ]
-# html-manager's dist/ also holds embed-amd.js (libembed-amd.js, the require.js bundle that
-# can load other widget modules, plus a renderer run at "load": widget_loader.py uses
-# libembed-amd.js and renders itself) and a source map: pages never load them.
-SKIP_FILES = {"embed-amd.js", "embed.js.map"}
+# html-manager's dist/ also holds embed-amd.js and libembed-amd.js (the require.js bundles,
+# which can load other widget modules: widget_loader.py writes the site's own copy of
+# libembed-amd.js, less ipywidgets 7's modules) and a source map: pages never load them.
+SKIP_FILES = {"embed-amd.js", "libembed-amd.js", "embed.js.map"}
 
 
 def _check_node_modules() -> None:

@@ -17,9 +17,10 @@ The route, on a page whose saved widget state holds a model of a module other th
 ``@jupyter-widgets/*`` (``needs_amd``):
 
 1. ``on_page`` replaces the page's ``embed.js`` script by require.js (npm ``requirejs``) and
-   ``libembed-amd.js``, all from ``_vendor/`` (``offline_assets.py`` copies them), deferred
-   like the rest. Pages of core widgets only keep ``embed.js``: the AMD bundle is 1.7 MB
-   larger, and chapter 5 would pass its page budget (tests/browser/test_pages.py).
+   ``libembed-amd.js`` less ipywidgets 7's modules (``amd_bundle``: 2.7 MB), all from
+   ``_vendor/`` (``offline_assets.py`` copies require.js and anywidget), deferred like the
+   rest. Pages of core widgets only keep ``embed.js`` (1.9 MB): with the AMD bundle, chapter
+   5 would pass its page budget (tests/browser/test_pages.py).
 2. ``static/mha-offline-widgets.js`` (our glue), at ``DOMContentLoaded``, when require.js is
    there: ``requirejs.config({paths: {anywidget: "<site>/_vendor/anywidget/dist/index"}})``
    (a full URL, so it works from ``file://`` and from any page's folder), then
@@ -43,6 +44,7 @@ The route, on a page whose saved widget state holds a model of a module other th
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -53,8 +55,21 @@ logger = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 STANDALONE = "@jupyter-widgets/html-manager/dist/embed.js"
-# In place of STANDALONE, in the same folder of the site (_vendor/, by offline_assets.py).
-AMD = ["requirejs/require.js", "@jupyter-widgets/html-manager/dist/libembed-amd.js"]
+# In place of STANDALONE, in the same folder of the site (_vendor/): require.js (copied by
+# offline_assets.py) and the AMD bundle without its ipywidgets 7 modules (AMD_BUNDLE).
+AMD_BUNDLE = "mha-libembed-amd.js"
+AMD = ["requirejs/require.js", AMD_BUNDLE]
+AMD_SOURCE = ROOT / "node_modules/@jupyter-widgets/html-manager/dist/libembed-amd.js"
+# libembed-amd.js is webpack bundles one after the other, each a define("name", ...) after
+# a license comment line (the last, libembed-amd itself, has none: it stays with the
+# html-manager bundle before it). Two are ipywidgets 7's base and controls (0.9 MB), which the
+# manager asks require.js for only to draw a model saved by ipywidgets 7 (module version
+# 1.x); the book's state is ipywidgets 8's, so the site's copy leaves them out, and a page
+# stays within its budget (tests/browser/test_pages.py). A 1.x model would fail to load.
+DROPPED = ("@jupyter-widgets/base7", "@jupyter-widgets/controls7")
+BUNDLE_START = re.compile(
+    r'^/\*! For license information please see [^\n]*\*/\ndefine\("([^"]+)",', re.M
+)
 CORE_PREFIX = "@jupyter-widgets/"
 STATE_KEY = "ipywidgets_state"  # myst-nb's key for the page's widget state script
 # Traits a saved model must keep, or the HTML manager cannot find its class (step 4).
@@ -91,6 +106,35 @@ def use_amd_scripts(context: dict) -> None:
     context["script_files"] = [*scripts[: at[0]], *new, *scripts[at[0] + 1 :]]
 
 
+def amd_bundle(text: str) -> str:
+    """libembed-amd.js's ``text`` without the DROPPED bundles; fails if its layout changed
+    (a dropped bundle missing, or another bundle naming one as a dependency)."""
+    starts = list(BUNDLE_START.finditer(text))
+    names = [m.group(1) for m in starts]
+    if any(name not in names for name in DROPPED) or starts[0].start() != 0:
+        raise ExtensionError(f"widget_loader: libembed-amd.js holds {names}: check DROPPED")
+    parts = [
+        (m.group(1), text[m.start() : nxt.start() if nxt else len(text)])
+        for m, nxt in zip(starts, [*starts[1:], None], strict=True)
+    ]
+    kept = "".join(part for name, part in parts if name not in DROPPED)
+    deps = re.findall(r'^define\("[^"]+",(\[[^\]]*\])', kept, re.M)
+    if any(name in d for d in deps for name in DROPPED):
+        raise ExtensionError(f"widget_loader: a kept bundle depends on one of {DROPPED}")
+    return kept
+
+
+def write_amd_bundle(app: Sphinx) -> None:
+    """Write _vendor/AMD_BUNDLE (when it changed)."""
+    if app.builder.format != "html":
+        return
+    text = amd_bundle(AMD_SOURCE.read_text(encoding="utf-8"))
+    dst = Path(app.outdir) / "_vendor" / AMD_BUNDLE
+    if not dst.is_file() or dst.read_text(encoding="utf-8") != text:
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        dst.write_text(text, encoding="utf-8")
+
+
 def check_versions(app: Sphinx, config) -> None:
     """requirements.txt and package-lock.json pin the same anywidget (step 5)."""
     lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]
@@ -122,6 +166,7 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
 
 def setup(app: Sphinx) -> dict:
     app.connect("config-inited", check_versions)
+    app.connect("builder-inited", write_amd_bundle)
     # After myst-nb's handler (priority 500), which registers the page's scripts.
     app.connect("html-page-context", on_page, priority=600)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

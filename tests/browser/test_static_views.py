@@ -99,7 +99,7 @@ HOLD_RENDERER_JS = """
 # widget_loader.py), whose renderWidgets static/mha-offline-widgets.js calls at
 # DOMContentLoaded: around the bundle as it is served, require.js's define is wrapped so that
 # the module's renderWidgets keeps its call in window.__mhaRenderWidgets instead of running.
-AMD_JS = "**/html-manager/dist/libembed-amd.js*"
+AMD_JS = "**/_vendor/mha-libembed-amd.js*"
 HOLD_AMD_BEFORE = """
 (function () {
   var define = window.define;

@@ -49,13 +49,13 @@
   me.setAttribute("data-jupyter-widgets-cdn", vendor + "npm/");
 
   // ---- Pages of anywidget widgets: the AMD bundle (book/_ext/widget_loader.py) ----
-  // require.js and libembed-amd.js are loaded (deferred, after this script) in place of
-  // embed.js; they render nothing by themselves. Once the HTML is parsed, anywidget's AMD
+  // require.js and the manager's AMD bundle (_vendor/mha-libembed-amd.js) are loaded
+  // (deferred, after this script) in place of embed.js; they render nothing by themselves. Once the HTML is parsed, anywidget's AMD
   // module is mapped to the site's copy and the widgets are rendered.
   var AMD_EMBED = "@jupyter-widgets/html-manager/dist/libembed-amd";
   document.addEventListener("DOMContentLoaded", function () {
     var requirejs = window.requirejs;
-    var amd = document.querySelector('script[src*="html-manager/dist/libembed-amd.js"]');
+    var amd = document.querySelector('script[src*="libembed-amd.js"]');
     if (!amd || typeof requirejs !== "function") return;
     requirejs.config({ paths: { anywidget: vendor + "anywidget/dist/index" } });
     requirejs([AMD_EMBED], function (embed) {
