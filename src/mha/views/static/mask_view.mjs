@@ -132,7 +132,9 @@ export function controlsHtml(state, group = "mha-mask", inert = false) {
     );
   return el(
     "fieldset",
-    { class: "mha-mask-controls", inert },
+    // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
+    // the notebook's cell selection (Lumino skips key bindings inside such an element).
+    { class: "mha-mask-controls", inert, "data-lm-suppress-shortcuts": "true" },
     el("legend", {}, "Mask") +
       radios +
       range("radius", "window: words on each side", 0, RADIUS_MAX, state.radius, state.mask === "window") +
@@ -188,6 +190,11 @@ function render({ model, el: host }) {
     if (t.type !== "range") return;
     model.set(t.dataset.control, Number(t.value));
     model.save_changes();
+  });
+  // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
+  // would otherwise take the arrow keys to move among cells.
+  root.addEventListener("keydown", (e) => {
+    if (e.target.matches("input")) e.stopPropagation();
   });
   for (const k of ["mask", "radius", "n_pad"]) model.on(`change:${k}`, update);
   return () => {
