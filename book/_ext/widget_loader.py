@@ -6,7 +6,8 @@ Upstream documents no way to do this; this is the route, checked by
 Why a second loader. The HTML manager's standalone ``embed.js`` (1.9 MB), which the book's
 pages of core widgets load, bundles ``@jupyter-widgets/base`` and ``controls`` and creates its
 ``HTMLManager`` with no module loader: a model of any other module (anywidget's
-``AnyModel``) fails with "Class AnyModel not found in module anywidget". Its AMD build
+``AnyModel``) fails with "Could not load module anywidget@~0.11.*" (its ``loadClass``).
+Its AMD build
 (``dist/libembed-amd.js``, 3.6 MB; ``embed-amd.js`` is the same plus a renderer run at the
 window's "load") defines ``@jupyter-widgets/base``, ``controls`` and ``html-manager`` as
 require.js modules and renders with ``requireLoader``, which asks require.js for any other
@@ -17,7 +18,7 @@ The route, on a page whose saved widget state holds a model of a module other th
 ``@jupyter-widgets/*`` (``needs_amd``):
 
 1. ``on_page`` replaces the page's ``embed.js`` script by require.js (npm ``requirejs``) and
-   ``libembed-amd.js`` less ipywidgets 7's modules (``amd_bundle``: 2.7 MB), all from
+   ``libembed-amd.js`` less ipywidgets 7's modules (``amd_bundle``: 2.8 MB), all from
    ``_vendor/`` (``offline_assets.py`` copies require.js and anywidget), deferred like the
    rest. Pages of core widgets only keep ``embed.js`` (1.9 MB): with the AMD bundle, chapter
    5 would pass its page budget (tests/browser/test_pages.py).
@@ -62,10 +63,12 @@ AMD = ["requirejs/require.js", AMD_BUNDLE]
 AMD_SOURCE = ROOT / "node_modules/@jupyter-widgets/html-manager/dist/libembed-amd.js"
 # libembed-amd.js is webpack bundles one after the other, each a define("name", ...) after
 # a license comment line (the last, libembed-amd itself, has none: it stays with the
-# html-manager bundle before it). Two are ipywidgets 7's base and controls (0.9 MB), which the
-# manager asks require.js for only to draw a model saved by ipywidgets 7 (module version
-# 1.x); the book's state is ipywidgets 8's, so the site's copy leaves them out, and a page
-# stays within its budget (tests/browser/test_pages.py). A 1.x model would fail to load.
+# html-manager bundle before it). Two are ipywidgets 7's base and controls (0.9 MB), AMD
+# modules named "@jupyter-widgets/base7" and "controls7" that nothing on the book's pages
+# asks require.js for: no other bundle of the file depends on them (amd_bundle checks), and
+# anywidget's module asks for "@jupyter-widgets/base" only. So the site's copy leaves them
+# out, and a page stays within its budget (tests/browser/test_pages.py); a widget module
+# that asked for them would fail to load.
 DROPPED = ("@jupyter-widgets/base7", "@jupyter-widgets/controls7")
 BUNDLE_START = re.compile(
     r'^/\*! For license information please see [^\n]*\*/\ndefine\("([^"]+)",', re.M
