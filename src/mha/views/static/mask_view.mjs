@@ -51,7 +51,7 @@ const VOID = new Set(["input"]); // elements with no end tag
 
 const CSS = `
 .mha-mask-view fieldset{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
-.mha-mask-view legend{font-weight:600;padding:0 4px}
+.mha-mask-view legend{font-weight:600;font-size:13px;float:none;width:auto;margin:0;padding:0 4px}
 .mha-mask-view label{display:inline-flex;align-items:center;gap:6px;min-height:24px}
 .mha-mask-view input[type=radio]{width:18px;height:18px;margin:0}
 .mha-mask-view input[type=range]{width:200px;height:24px;margin:0}
