@@ -9,7 +9,9 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 * ``_config.yml`` points ``mathjax_path`` at ``_vendor/mathjax`` and myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
   and the 3.6 MB ``embed-amd.js`` from a CDN) at our glue script + the HTML manager's
-  standalone ``embed.js``, which bundles the core widgets (all the book uses), all local.
+  standalone ``embed.js``, which bundles the core widgets, all local. Pages that hold an
+  anywidget widget load require.js and the manager's AMD bundle instead (``widget_loader.py``
+  says how, and why only there).
   This extension checks at ``config-inited`` that those settings name files it copies.
   Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
   path (its icon fonts) at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
@@ -81,10 +83,13 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
         ],
         None,
     ),
+    # Pages with an anywidget widget (widget_loader.py): require.js, and anywidget's AMD module.
+    ("requirejs", ["require.js", "README.md"], None),
+    ("anywidget", ["LICENSE", "dist/index.js"], None),
 ]
 # html-manager's dist/ also holds embed-amd.js and libembed-amd.js (the require.js bundles,
-# which can load third-party widget modules: 3.6 MB each) and source maps: pages never load
-# them. The book's widgets are all core ipywidgets, which embed.js (1.9 MB) bundles.
+# which can load other widget modules: widget_loader.py writes the site's own copy of
+# libembed-amd.js, less ipywidgets 7's modules) and a source map: pages never load them.
 SKIP_FILES = {"embed-amd.js", "libembed-amd.js", "embed.js.map"}
 
 

@@ -10,7 +10,11 @@ does not know raise :class:`UnsupportedWidgetError`.
 from __future__ import annotations
 
 import html
+import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 from urllib.parse import quote
 
 
@@ -246,8 +250,31 @@ class Renderer:
             group.add(button.add(_text(item) if item.strip() else "&nbsp;", El("i")))
         return el.add(self._label(s), group)
 
+    def any_view(self, s: dict) -> El:
+        """An anywidget view: the HTML its own module's renderView(state) draws, run in Node
+        (anywidget_static.mjs); the live view draws the same HTML into the same element."""
+        el = self._widget("jupyter-widgets-disconnected")
+        return el.add(render_anywidgets([s])[0])
+
+
+ANYWIDGET_STATIC = Path(__file__).with_name("anywidget_static.mjs")
+
+
+def render_anywidgets(states: list[dict]) -> list[str]:
+    """The first views of anywidget models (their saved states), drawn by their modules."""
+    jobs = [{"esm": s["_esm"], "state": s} for s in states]
+    if shutil.which("node") is None:
+        raise UnsupportedWidgetError("Node.js is needed to draw anywidget first views")
+    run = subprocess.run(
+        ["node", str(ANYWIDGET_STATIC)], input=json.dumps(jobs), capture_output=True, text=True
+    )
+    if run.returncode != 0:
+        raise UnsupportedWidgetError(f"anywidget_static.mjs failed: {run.stderr.strip()[-400:]}")
+    return json.loads(run.stdout)
+
 
 RENDERERS = {
+    "AnyModel": Renderer.any_view,
     "VBoxModel": Renderer.vbox,
     "HBoxModel": Renderer.hbox,
     "StackModel": Renderer.stack,
@@ -259,6 +286,7 @@ RENDERERS = {
 
 # Controls of a static copy do nothing until the HTML manager replaces it: not focusable,
 # not clickable, not announced as controls.
+# (An anywidget view's module marks its own controls inert: anywidget_static.mjs.)
 CONTROL_CLASSES = ("widget-slider", "widget-dropdown", "widget-toggle-buttons")
 
 

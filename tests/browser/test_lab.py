@@ -14,7 +14,8 @@ for the module. For every chapter, in a fresh kernel:
   (``fig-...``);
 * every citation reads as author and year (``Vaswani2017``), never as another citation key
   of ``book/references.bib``;
-* every slider, moved by keyboard, changes the view it drives.
+* every slider, moved by keyboard, changes the view it drives;
+* chapter 6's mask view (an anywidget) shows mha's numbers, before and after a keyboard move.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from pybtex.database import parse_file
 
-from tests.browser import harness
+from tests.browser import expected, harness
 from tests.browser.lab import open_and_run_all, open_app, serve_lab
 
 CHAPTERS = [
@@ -323,6 +324,37 @@ RENDERED_ALL_JS = (
 )
 
 
+MASK_VIEW = ".jp-OutputArea-output .mha-view[data-view=mask]"
+
+
+def mask_view_problems(page) -> list[str]:
+    """Chapter 6's mask view (an anywidget, computed in the browser): it shows mha's numbers,
+    and a keyboard move of its mask control changes the mask and the numbers, still mha's."""
+    view = page.locator(MASK_VIEW)
+    if view.count() != 1:
+        return [f"{view.count()} mask views"]
+    hook, problems = expected.hook(), []
+
+    def check() -> None:
+        for v in harness.visible_views(page):
+            if v["attrs"].get("view") == "mask":
+                attrs = {expected.attr_name("data-" + k): x for k, x in v["attrs"].items()}
+                cells = {c["key"]: c["value"] for c in v["cells"]}
+                problems.extend(expected.compare("lab", attrs, cells, hook(attrs)))
+
+    check()
+    start = view.get_attribute("data-mask")
+    view.locator("input[type=radio]:checked").focus()
+    page.keyboard.press("ArrowUp")
+    page.wait_for_function(
+        f"(start) => document.querySelector('{MASK_VIEW}').getAttribute('data-mask') !== start",
+        arg=start,
+        timeout=10_000,
+    )
+    check()
+    return problems
+
+
 @pytest.mark.parametrize("path", CHAPTERS)
 def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
@@ -389,6 +421,8 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
                 arg=[handle, before],
                 timeout=10_000,
             )
+        if "mask_view(" in source:
+            assert mask_view_problems(page) == [], path
     finally:  # the next chapter starts with no kernel of this one left running
         page.evaluate(
             "() => { const w = window.jupyterapp.shell.currentWidget;"

@@ -95,12 +95,44 @@ HOLD_RENDERER_JS = """
   };
 })();
 """
+# Pages with anywidget widgets load the manager's AMD bundle instead (book/_ext/
+# widget_loader.py), whose renderWidgets static/mha-offline-widgets.js calls at
+# DOMContentLoaded: around the bundle as it is served, require.js's define is wrapped so that
+# the module's renderWidgets keeps its call in window.__mhaRenderWidgets instead of running.
+AMD_JS = "**/_vendor/mha-libembed-amd.js*"
+HOLD_AMD_BEFORE = """
+(function () {
+  var define = window.define;
+  window.__mhaDefine = define;
+  window.define = function (name, deps, factory) {
+    if (name !== "@jupyter-widgets/html-manager/dist/libembed-amd") {
+      return define.apply(this, arguments);
+    }
+    return define(name, deps, function () {
+      var m = factory.apply(this, arguments);
+      return Object.assign({}, m, { renderWidgets: function () {
+        var args = arguments;
+        window.__mhaRenderWidgets = function () {
+          setTimeout(function () { m.renderWidgets.apply(m, args); }, 0);
+        };
+      } });
+    });
+  };
+  window.define.amd = define.amd;
+})();
+"""
+HOLD_AMD_AFTER = "\n;window.define = window.__mhaDefine;\n"
 AREAS = ".cell_output:has(> .widget-subarea)"
 
 
 def _hold_renderer(route) -> None:
     response = route.fetch()
     route.fulfill(response=response, body=HOLD_RENDERER_JS + response.text())
+
+
+def _hold_amd_renderer(route) -> None:
+    response = route.fetch()
+    route.fulfill(response=response, body=HOLD_AMD_BEFORE + response.text() + HOLD_AMD_AFTER)
 
 
 def _shots(page) -> list[bytes]:
@@ -125,6 +157,7 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
     try:
         log = harness.watch(page)
         page.route(EMBED_JS, _hold_renderer)
+        page.route(AMD_JS, _hold_amd_renderer)
         page.goto(url, wait_until="load")
         harness.painted(page)
         held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")

@@ -7,7 +7,9 @@
  * 1. Everything the HTML manager loads comes from this site's own _vendor/
  *    folder: its webpack public path (used for the icon fonts) is set with the
  *    assets-path hook, which embed.js reads when it runs; data-jupyter-widgets-cdn
- *    (only read by the AMD loader, which embed.js does not use) points there too.
+ *    (only read by the AMD loader) points there too. On pages with anywidget widgets,
+ *    require.js and the AMD bundle replace embed.js, and this script renders them
+ *    (book/_ext/widget_loader.py says how).
  * 2. The widgets render as soon as the page's HTML is parsed, not at the window's
  *    "load" event, which waits for every figure image and font. embed.js (loaded
  *    after this script, both deferred) registers its renderer for "load"; while it
@@ -41,8 +43,25 @@
   var vendor = new URL("../_vendor/", me.src).href;
 
   window.__jupyter_widgets_assets_path__ = vendor + "@jupyter-widgets/html-manager/dist/";
+  // Where libembed-amd's loader would fetch a module that require.js could not load: a folder
+  // of this site that holds nothing, so such a module fails here, with no request leaving
+  // the page. No data-jupyter-widgets-cdn-only: its mere presence sends every load there.
   me.setAttribute("data-jupyter-widgets-cdn", vendor + "npm/");
-  me.setAttribute("data-jupyter-widgets-cdn-only", "");
+
+  // ---- Pages of anywidget widgets: the AMD bundle (book/_ext/widget_loader.py) ----
+  // require.js and the manager's AMD bundle (_vendor/mha-libembed-amd.js) are loaded
+  // (deferred, after this script) in place of embed.js; they render nothing by themselves. Once the HTML is parsed, anywidget's AMD
+  // module is mapped to the site's copy and the widgets are rendered.
+  var AMD_EMBED = "@jupyter-widgets/html-manager/dist/libembed-amd";
+  document.addEventListener("DOMContentLoaded", function () {
+    var requirejs = window.requirejs;
+    var amd = document.querySelector('script[src*="libembed-amd.js"]');
+    if (!amd || typeof requirejs !== "function") return;
+    requirejs.config({ paths: { anywidget: vendor + "anywidget/dist/index" } });
+    requirejs([AMD_EMBED], function (embed) {
+      embed.renderWidgets();
+    });
+  });
 
   // ---- Render at DOMContentLoaded ----
   var addListener = window.addEventListener;

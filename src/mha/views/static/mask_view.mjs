@@ -1,0 +1,205 @@
+// mask_view.mjs: chapter 6's mask view, an anywidget module computed in the reader's browser.
+//
+// One implementation of the view, used three ways:
+//   - the widget's render (anywidget calls the default export's render on the site and in
+//     JupyterLab): the view is drawn, and drawn again from the maths on every change;
+//   - renderView(state, {inert: true}) -> HTML, run in Node at build time (book/_ext/anywidget_static.mjs)
+//     to write the first view into the page before any script runs;
+//   - tests (tests/test_mask_view.py) run renderView in Node and compare with mha.
+// The maths is mha_views.mjs; mha.views.mask_view inlines it into the widget's _esm (the ESM
+// travels in the saved widget state, with no network import), dropping the import below.
+//
+// The view follows the book's contract (src/mha/views/html.py): a root
+// <div class="mha-view" data-view="mask" data-mask=... data-radius=... data-npad=...> naming
+// every parameter, and every number shown carries data-key and data-value:
+//   self-H-I-J   head H's weight of query word I on key word J (self-attention);
+//   cross-H-I-J  head H's weight of Latin word I on English word J (cross-attention).
+// Every string that reaches the HTML goes through esc() (text and attribute values alike).
+
+import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
+
+export const MASKS = [
+  ["none", "none"],
+  ["causal", "causal"],
+  ["window", "sliding window"],
+  ["padding", "padding"],
+];
+const RADIUS_MAX = 4;
+const PAD_MAX = 3;
+
+/** `s` as HTML text, safe in content and in a quoted attribute value. */
+export function esc(s) {
+  return String(s)
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#x27;");
+}
+
+/** An element: tag, attributes ({name: value}; true for a bare attribute, false/null omits
+ * it), and inner HTML already built by el() or esc(). */
+function el(tag, attrs, inner = "") {
+  let out = `<${tag}`;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === true) out += ` ${k}`;
+    else if (v !== false && v != null) out += ` ${k}="${esc(v)}"`;
+  }
+  return VOID.has(tag) ? `${out}>` : `${out}>${inner}</${tag}>`;
+}
+const VOID = new Set(["input"]); // elements with no end tag
+
+const CSS = `
+.mha-mask-view fieldset{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
+.mha-mask-view legend{font-weight:600;font-size:13px;float:none;width:auto;margin:0;padding:0 4px}
+.mha-mask-view label{display:inline-flex;align-items:center;gap:6px;min-height:24px}
+.mha-mask-view input[type=radio]{width:18px;height:18px;margin:0}
+.mha-mask-view input[type=range]{width:200px;height:24px;margin:0}
+.mha-mask-view input:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
+.mha-mask-view input:disabled+output,.mha-mask-view label:has(input:disabled){color:#595959}
+.mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
+`;
+
+/** The numbers the view shows, computed by mha_views.mjs from the widget's state. */
+export function maskWeights(state) {
+  const n = state.X.length;
+  const zeros = () => new Array(state.X[0].length).fill(0);
+  const padded = state.mask === "padding";
+  const nPad = padded ? state.n_pad : 0;
+  const X_kv = [...state.X, ...Array.from({ length: nPad }, zeros)]; // (n + n_pad, d_model)
+  const keys = [...state.words, ...Array.from({ length: nPad }, (_, p) => `pad ${p + 1}`)];
+  const selfMask = padded
+    ? paddingMask(n + nPad, n + nPad, n)
+    : makeMask(state.mask, n, n, { radius: state.radius });
+  const self = headWeights(X_kv, state.W_q, state.W_k, { mask: selfMask }); // (h, n_k, n_k)
+  const crossMask = padded ? paddingMask(state.Y.length, n + nPad, n) : null;
+  const cross = headWeights(state.Y, state.Wc_q, state.Wc_k, { X_kv, mask: crossMask }); // (h, m, n_k)
+  return { keys, self, cross };
+}
+
+function cellHtml(key, w, palette) {
+  const [bg, fg] = palette[Math.min(Math.floor(Math.min(Math.max(w, 0), 1) * palette.length), palette.length - 1)];
+  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": String(w) }, esc(w.toFixed(2)));
+}
+
+function heatmapHtml(weights, rows, cols, key, palette) {
+  const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
+  const body = weights
+    .map((row, i) => el("tr", {}, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette)).join("")))
+    .join("");
+  return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
+}
+
+function headsHtml(weights, names, rows, cols, key, palette) {
+  const boxes = weights.map((w, h) => el("div", { class: "mha-head" }, el("h4", {}, esc(names[h])) + heatmapHtml(w, rows, cols, `${key}-${h}`, palette)));
+  return el("div", { class: "mha-heads" }, boxes.join(""));
+}
+
+function explain(state) {
+  if (state.mask === "none") return "No mask: every word may read every word.";
+  if (state.mask === "causal") return "Causal mask: each word may read itself and the words before it.";
+  if (state.mask === "window") {
+    return `Sliding window: each word may read the words at most ${state.radius} position(s) away, itself included.`;
+  }
+  return `Padding mask: the English sentence is lengthened with ${state.n_pad} filler vector(s) of zeros, and no word may read them.`;
+}
+
+/** The view's output (everything but the controls), as HTML. */
+export function outputHtml(state) {
+  const { keys, self, cross } = maskWeights(state);
+  const crossNote = state.mask === "padding" ? "the padding mask" : "no mask (its keys are the whole source)";
+  return (
+    el("p", { class: "mha-note" }, esc(explain(state))) +
+    el("h4", { class: "mha-mask-title" }, esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`)) +
+    headsHtml(self, state.head_names, keys, keys, "self", state.palette) +
+    el("h4", { class: "mha-mask-title" }, esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`)) +
+    headsHtml(cross, state.cross_head_names, state.latin, keys, "cross", state.palette)
+  );
+}
+
+/** The controls, as HTML: one radio group for the mask, a range for each mask's parameter. */
+export function controlsHtml(state, group = "mha-mask", inert = false) {
+  const radios = MASKS.map(([value, label]) =>
+    el("label", {}, el("input", { type: "radio", name: group, value, checked: state.mask === value }) + esc(label)),
+  ).join("");
+  const range = (name, label, min, max, value, on) =>
+    el(
+      "label",
+      {},
+      esc(label) +
+        el("input", { type: "range", "data-control": name, min, max, step: 1, value, disabled: !on }) +
+        el("output", { "data-control-value": name }, esc(value)),
+    );
+  return el(
+    "fieldset",
+    // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
+    // the notebook's cell selection (Lumino skips key bindings inside such an element).
+    { class: "mha-mask-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    el("legend", {}, "Mask") +
+      radios +
+      range("radius", "window: words on each side", 0, RADIUS_MAX, state.radius, state.mask === "window") +
+      range("n_pad", "filler words", 1, PAD_MAX, state.n_pad, state.mask === "padding"),
+  );
+}
+
+function rootAttrs(state) {
+  return { class: "mha-view mha-mask-view", "data-view": "mask", "data-mask": state.mask, "data-radius": state.radius, "data-npad": state.n_pad };
+}
+
+/** The whole view for a widget state (its traits, as the saved widget state holds them).
+ * opts.group: the radio group's name (one per view on a page); opts.inert: controls inert
+ * (a static first view, whose controls do nothing until the live widget replaces it). */
+export function renderView(state, opts = {}) {
+  const { group = "mha-mask", inert = false } = opts;
+  const inner = el("style", {}, state.view_css + CSS) + controlsHtml(state, group, inert) + el("div", { class: "mha-mask-out" }, outputHtml(state));
+  return el("div", rootAttrs(state), inner);
+}
+
+let views = 0;
+
+function render({ model, el: host }) {
+  const group = `mha-mask-${++views}`;
+  const state = () => {
+    const names = ["X", "W_q", "W_k", "Y", "Wc_q", "Wc_k", "words", "latin", "head_names", "cross_head_names", "palette", "view_css", "mask", "radius", "n_pad"];
+    return Object.fromEntries(names.map((k) => [k, model.get(k)]));
+  };
+  host.innerHTML = renderView(state(), { group });
+  const root = host.firstElementChild;
+  const out = root.querySelector(".mha-mask-out");
+  const update = () => {
+    const s = state();
+    for (const [k, v] of Object.entries(rootAttrs(s))) root.setAttribute(k, String(v));
+    for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.mask;
+    for (const input of root.querySelectorAll("input[type=range]")) {
+      const name = input.dataset.control;
+      input.value = String(s[name]);
+      input.disabled = name === "radius" ? s.mask !== "window" : s.mask !== "padding";
+      root.querySelector(`output[data-control-value="${name}"]`).textContent = String(s[name]);
+    }
+    out.innerHTML = outputHtml(s);
+  };
+  root.addEventListener("change", (e) => {
+    const t = e.target;
+    if (t.type === "radio" && t.checked) model.set("mask", t.value);
+    else if (t.dataset.control) model.set(t.dataset.control, Number(t.value));
+    else return;
+    model.save_changes();
+  });
+  root.addEventListener("input", (e) => {
+    const t = e.target;
+    if (t.type !== "range") return;
+    model.set(t.dataset.control, Number(t.value));
+    model.save_changes();
+  });
+  // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
+  // would otherwise take the arrow keys to move among cells.
+  root.addEventListener("keydown", (e) => {
+    if (e.target.matches("input")) e.stopPropagation();
+  });
+  for (const k of ["mask", "radius", "n_pad"]) model.on(`change:${k}`, update);
+  return () => {
+    for (const k of ["mask", "radius", "n_pad"]) model.off(`change:${k}`, update);
+  };
+}
+
+export default { render };

@@ -1,0 +1,160 @@
+"""Chapter 6's mask view, computed in the reader's browser by an anywidget module.
+
+On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py:
+the HTML manager's AMD bundle loads anywidget from the site itself):
+
+* the page makes no request that leaves the site (over http: none but to 127.0.0.1; from
+  file://: none but file:, data: and blob:), and logs no error;
+* the view shows before any script runs (JavaScript off), with mha's numbers;
+* moving each control by keyboard (the mask's radio buttons, the window's width, the
+  number of filler words) changes the numbers, and every number shown equals what ``mha``
+  computes in torch for the view's data-* attributes (``mha.views.mask_view.
+  expected_mask_view``, through expected.py), for every mask kind;
+* the controls have accessible names, and the focused one shows a visible focus ring.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser import expected, harness
+
+REL = "notebooks/06_what_comes_next.html"
+VIEW = ".mha-view[data-view=mask]"
+SIGNATURE_JS = (
+    "() => JSON.stringify((" + harness.VISIBLE_VIEWS_JS + ")(null).map((v) => [v.attrs, v.cells]))"
+)
+CHANGED_JS = (
+    "(before) => JSON.stringify(("
+    + harness.VISIBLE_VIEWS_JS
+    + ")(null).map((v) => [v.attrs, v.cells])) !== before"
+)
+SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
+
+
+def _problems(page) -> list[str]:
+    """Mismatches between every visible mask view's numbers and mha's."""
+    hook, problems = expected.hook(), []
+    for v in harness.visible_views(page):
+        if v["attrs"].get("view") != "mask":
+            continue
+        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
+        cells = {c["key"]: c["value"] for c in v["cells"]}
+        want = hook(attrs)
+        assert want and cells, f"{attrs}: nothing to compare"
+        problems += expected.compare(REL, attrs, cells, want)
+    return problems
+
+
+@pytest.fixture(params=["http", "file"])
+def chapter6(request, playwright, base_url, site):
+    """(page, log, left): chapter 6 loaded over http or from file://, widgets rendered; log
+    of errors; ``left``, the requests that left the site."""
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left: list[str] = []
+        allowed = SCHEMES_OF_THE_SITE[request.param]
+
+        def route(r):
+            url = r.request.url
+            parts = urlsplit(url)
+            if parts.scheme in allowed and (
+                parts.scheme != "http" or parts.hostname == "127.0.0.1"
+            ):
+                r.continue_()
+            else:
+                left.append(url)
+                r.abort("blockedbyclient")
+
+        ctx.route("**/*", route)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        url = base_url + REL if request.param == "http" else (site / REL).as_uri()
+        page.goto(url, wait_until="load")
+        harness.settle(page)
+        log.requests.wait_quiet(page)
+        yield page, log, left
+
+
+def test_loads_from_the_site_alone_and_renders_live(chapter6):
+    page, log, left = chapter6
+    assert left == [], f"requests leaving the site: {left}"
+    assert log.problems() == [], "\n".join(log.problems())
+    assert page.locator(VIEW).count() == 1, "no live mask view"
+    takeover = page.evaluate(
+        f"() => document.querySelector('{VIEW}').closest('.widget-subarea')"
+        ".getAttribute('data-mha-takeover')"
+    )
+    assert takeover == "exact", f"the static first view handed over by {takeover!r}"
+    assert _problems(page) == []
+
+
+def test_the_view_shows_before_scripts_run(playwright, base_url):
+    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        page.goto(base_url + REL, wait_until="load")
+        views = [v for v in harness.visible_views(page) if v["attrs"].get("view") == "mask"]
+        assert len(views) == 1 and views[0]["cells"], "no mask view without JavaScript"
+        assert views[0]["attrs"]["mask"] == "causal"
+        assert page.locator(f"{VIEW} fieldset[inert]").count() == 1, "static controls not inert"
+        assert _problems(page) == []
+
+
+def _press(page, selector: str, key: str) -> None:
+    """Focus ``selector`` and press ``key``; wait until the view's numbers change."""
+    before = page.evaluate(SIGNATURE_JS)
+    page.locator(selector).focus()
+    page.keyboard.press(key)
+    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+
+
+def _attrs(page) -> dict:
+    return page.evaluate(
+        f"() => Object.fromEntries(Array.from(document.querySelector('{VIEW}').attributes)"
+        ".filter((a) => a.name.startsWith('data-')).map((a) => [a.name.slice(5), a.value]))"
+    )
+
+
+def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
+    page, log, left = chapter6
+    radio = f"{VIEW} input[type=radio]"
+    steps = [  # (control, key, the view's data-* attributes after the key)
+        (f"{radio}[value=causal]", "ArrowUp", {"mask": "none"}),
+        (f"{radio}[value=none]", "ArrowDown", {"mask": "causal"}),
+        (f"{radio}[value=causal]", "ArrowDown", {"mask": "window", "radius": "1"}),
+        (f"{VIEW} input[data-control=radius]", "ArrowRight", {"mask": "window", "radius": "2"}),
+        (f"{VIEW} input[data-control=radius]", "End", {"radius": "4"}),
+        (f"{VIEW} input[data-control=radius]", "Home", {"radius": "0"}),
+        (f"{radio}[value=window]", "ArrowDown", {"mask": "padding", "npad": "2"}),
+        (f"{VIEW} input[data-control=n_pad]", "ArrowLeft", {"mask": "padding", "npad": "1"}),
+        (f"{VIEW} input[data-control=n_pad]", "End", {"npad": "3"}),
+    ]
+    seen, problems = set(), _problems(page)
+    for selector, key, want in steps:
+        _press(page, selector, key)
+        attrs = _attrs(page)
+        assert {k: attrs[k] for k in want} == want, f"{key} on {selector}: {attrs}"
+        seen.add(attrs["mask"])
+        problems += _problems(page)
+    assert seen == {"none", "causal", "window", "padding"}
+    assert problems == [], "\n".join(problems[:20])
+    assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def test_controls_are_named_and_show_focus(chapter6):
+    page, _, _ = chapter6
+    for name in ("none", "causal", "sliding window", "padding"):
+        assert page.get_by_role("radio", name=name, exact=True).count() == 1, name
+    for name in ("window: words on each side", "filler words"):
+        assert page.get_by_role("slider", name=name).count() == 1, name
+    page.locator(f"{VIEW} input[type=radio][value=causal]").focus()
+    page.keyboard.press("ArrowUp")  # a keyboard move: :focus-visible applies
+    ring = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [document.activeElement.value, s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+    )
+    assert ring[0] == "none" and ring[1] == "solid" and ring[2] >= 2, ring
+    assert json.loads(page.evaluate(SIGNATURE_JS)), "no view"

@@ -1,0 +1,101 @@
+"""Chapter 6's mask view module (mha.views.mask_view), run in Node as the build runs it.
+
+The widget's ES module, as it travels in the widget state (``_esm``: mask_view.mjs with
+mha_views.mjs inlined), is imported in Node by book/_ext/anywidget_static.mjs, the script
+that draws first views at build time; its numbers, for every mask kind and parameter, are
+compared with what mha computes in torch with masks built here; words reach the HTML as
+text, never as markup. The browser side is tests/browser/test_mask_view.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import torch
+
+import mha
+from mha import toy, translation
+from mha.views.mask_view import chapter6_mask_view, esm
+from tests.browser import expected
+
+ROOT = Path(__file__).resolve().parents[1]
+DRAW = ROOT / "book" / "_ext" / "anywidget_static.mjs"
+HEADS = ["head 1 (subject)", "head 2 (object)", "head 3 (next word)"]
+SETTINGS = [
+    ("none", 1, 1),
+    ("causal", 1, 1),
+    *(("window", r, 1) for r in range(5)),
+    *(("padding", 1, p) for p in (1, 2, 3)),
+]
+
+
+def draw(states: list[dict]) -> list[str]:
+    """The first views of ``states``, drawn by anywidget_static.mjs in Node."""
+    if shutil.which("node") is None:
+        pytest.fail("Node.js is needed: apt-get install nodejs", pytrace=False)
+    jobs = [{"esm": s["_esm"], "state": s} for s in states]
+    run = subprocess.run(
+        ["node", str(DRAW)], input=json.dumps(jobs), capture_output=True, text=True, check=False
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def weights_by_torch(mask: str, radius: int, n_pad: int) -> dict[str, float]:
+    """The view's numbers by another route: masks built here, mha.cross_attention's weights."""
+    X = torch.cat([toy.X, torch.zeros(n_pad if mask == "padding" else 0, toy.X.shape[1])])
+    n, n_k = toy.X.shape[0], X.shape[0]
+    j = torch.arange(n_k)  # (n_k,)
+    masks = {
+        "none": torch.ones(n_k, n_k, dtype=torch.bool),
+        "causal": j[None, :] <= j[:, None],
+        "window": (j[None, :] - j[:, None]).abs() <= radius,
+        "padding": (j < n).expand(n_k, n_k),
+    }
+    cross_mask = (j < n).expand(translation.Y.shape[0], n_k)  # (3, n_k): no filler read
+    W_o = torch.eye(toy.X.shape[1], dtype=toy.X.dtype)  # (9, 9): any W^O; weights ignore it
+    _, w_self = mha.cross_attention(X, X, *toy.designed_heads(), W_o, mask=masks[mask])
+    _, w_cross = mha.cross_attention(translation.Y, X, *translation.cross_heads(), W_o, cross_mask)
+    out = {}
+    for key, w in (("self", w_self), ("cross", w_cross)):  # (3, n_q, n_k)
+        for h, i, k in torch.cartesian_prod(*(torch.arange(s) for s in w.shape)).tolist():
+            out[f"{key}-{h}-{i}-{k}"] = float(w[h, i, k])
+    return out
+
+
+def test_the_module_travels_as_one_text_with_no_import():
+    text = esm()
+    assert re.search(r"^\s*import\b|\bfrom\s+[\"']", text, re.M) is None  # no import statement
+    assert "export function headWeights" in text and "export function renderView" in text
+
+
+def test_every_mask_gives_mhas_weights():
+    base = chapter6_mask_view(HEADS).get_state()
+    states = [{**base, "mask": m, "radius": r, "n_pad": p} for m, r, p in SETTINGS]
+    worst = 0.0
+    for (m, r, p), html in zip(SETTINGS, draw(states), strict=True):
+        (attrs, cells), *rest = expected.parse_views(html)
+        assert rest == [] and attrs == {"view": "mask", "mask": m, "radius": str(r), "npad": str(p)}
+        want = weights_by_torch(m, r, p)
+        assert cells.keys() == want.keys(), (m, r, p)
+        worst = max(worst, *(abs(float(cells[k]) - v) for k, v in want.items()))
+    assert worst <= 1e-12, worst
+
+
+def test_masked_weights_are_zero_and_the_masks_differ():
+    base = chapter6_mask_view(HEADS).get_state()
+    drawn = draw([{**base, "mask": m} for m in ("none", "causal")])
+    none, causal = (expected.parse_views(h)[0][1] for h in drawn)
+    assert causal["self-1-2-4"] == "0" and float(none["self-1-2-4"]) > 0.5  # chased -> mouse
+
+
+def test_words_reach_the_page_as_text():
+    state = {**chapter6_mask_view(HEADS).get_state(), "words": ["<b>", "a&b", '"q"', "'", "x"]}
+    html = draw([state])[0]
+    assert "<b>" not in html and "&lt;b&gt;" in html and "a&amp;b" in html
+    assert "&quot;q&quot;" in html and "&#x27;" in html
