@@ -338,10 +338,13 @@ def test_lab_opens_on_the_intro_without_questions(lab_session) -> None:
 
 
 # Whether Run All has finished (every code cell ran, the kernel idle) or stopped on an error.
-RAN_JS = (
-    "() => { const s = (" + STATE_JS + ")();"
-    " return s.errors.length > 0 || (s.ran === s.code && s.kernel === 'idle'); }"
-)
+# A code cell's execution count is set once its request is done (the kernel's reply and its
+# "idle" status for that request both arrived), so every count set means every cell finished.
+# The kernel's status indicator is not waited for: in 2 of 4 runs of chapter 5 at a load
+# average of about 10 it still read "busy" 30 min after all 51 cells had finished, while in the
+# other runs it read "idle" within seconds (cause not established; the indicator shows the
+# last status message received, so one lost "idle" leaves it at "busy"). The test warns then.
+RAN_JS = "() => { const s = (" + STATE_JS + ")(); return s.errors.length > 0 || s.ran === s.code; }"
 # Whether the markdown shows its expressions' values (at least ``n`` of them, each in the
 # rendered text) and every figure its caption's text after "Figure N:".
 RENDERED_ALL_JS = (
@@ -393,11 +396,9 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         with contextlib.suppress(PlaywrightTimeout):  # the asserts below say what is missing
             page.wait_for_function(RAN_JS, timeout=RUN_TIMEOUT_S * 1000, polling=500)
         state = page.evaluate(STATE_JS)
-        done = state["ran"] == state["code"] and state["kernel"] == "idle"
         assert state["errors"] == [], f"{path}: {state['errors']}"
-        assert done, (
-            f"{path}: {state['ran']} of {state['code']} cells ran, kernel {state['kernel']},"
-            f" after {RUN_TIMEOUT_S} s"
+        assert state["ran"] == state["code"], (
+            f"{path}: {state['ran']} of {state['code']} cells ran in {RUN_TIMEOUT_S} s"
         )
         # The markdown cells render their expressions after the kernel has answered: on a
         # busy machine that takes seconds, so wait until every number and caption is there.
@@ -414,6 +415,8 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
                     RENDERED_ALL_JS, arg=len(site), timeout=RENDER_TIMEOUT_S * 1000, polling=500
                 )
         state = page.evaluate(STATE_JS)
+        if state["kernel"] != "idle":  # (see RAN_JS)
+            warnings.warn(f"{path}: all cells ran; kernel shown {state['kernel']}", stacklevel=1)
 
         raw = [
             (i, m.group(0), text[max(0, m.start() - 40) : m.end() + 40])
