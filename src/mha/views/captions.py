@@ -68,3 +68,34 @@ def caption(name: str, folder: Path | None = None) -> Caption:
 def lab_figure(name: str) -> str:
     """The markdown cell that shows figure ``name``'s caption, numbered, in JupyterLab."""
     return f':::{{figure}}\n:name: {name}\n{{eval}}`caption("{name}")`\n:::'
+
+
+# What a chapter says first in JupyterLab, where its numbers and captions are ``{eval}``
+# expressions that show their code until the kernel has answered. Worded to read as true
+# before and after Run All.
+RUN_FIRST = (
+    "> **Run the cells first** (*Run* ▸ *Run All Cells*). The numbers in this text{captions}"
+    " come from the code cells: until the cells have run, each shows in its place the code"
+    " that computes it."
+)
+
+
+def run_first(figures: bool) -> str:
+    """:data:`RUN_FIRST` for a page with ``figures`` (their captions are named) or without."""
+    return RUN_FIRST.format(captions=" and the figures' captions" if figures else "")
+
+
+def lab_first_cell(figure_start: int | None) -> str:
+    """The page's first markdown cell, which only JupyterLab shows: front matter that numbers
+    the chapter's figures from ``figure_start`` (the book's number of its first figure; None
+    for a page without figures, which has none), then :func:`run_first`."""
+    if figure_start is None:
+        return run_first(figures=False)
+    front = (
+        "---\n"
+        "# JupyterLab only: number this chapter's figures as the book does"
+        " (mha.views.captions).\n"
+        f"numbering:\n  figure:\n    start: {figure_start}\n"
+        "---\n\n"
+    )
+    return front + run_first(figures=True)
