@@ -14,7 +14,9 @@ for the module. For every chapter, in a fresh kernel:
   (``fig-...``);
 * every citation reads as author and year (``Vaswani2017``), never as another citation key
   of ``book/references.bib``;
-* every slider, moved by keyboard, changes the view it drives.
+* every slider, moved by keyboard, changes the view it drives;
+* the first cell, above the title, says to run the cells first (it is not empty-looking);
+* no label of a control that is shown is cut short ("your sent…").
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from pybtex.database import parse_file
 
+from mha.views.captions import run_first
 from tests.browser import harness
 from tests.browser.lab import open_and_run_all, open_app, serve_lab
 
@@ -125,6 +128,20 @@ VIEWS_TEXT_JS = """
   return Array.from(out.querySelectorAll('.mha-view'))
     .filter((v) => v.offsetParent !== null).map((v) => v.innerText).join('\\n');
 }
+"""
+
+# The first cell of the open notebook: its rendered text and height.
+FIRST_CELL_JS = """
+() => { const c = window.jupyterapp.shell.currentWidget.content.widgets[0];
+  return {type: c.model.type, text: c.node.innerText,
+          height: c.node.getBoundingClientRect().height}; }
+"""
+# The text of every label of a widget that is shown and cut short (its text wider than it).
+CUT_LABELS_JS = """
+() => Array.from(window.jupyterapp.shell.currentWidget.node
+    .querySelectorAll('.jp-OutputArea-output .widget-label'))
+  .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => `${e.textContent} (${e.clientWidth} of ${e.scrollWidth} px)`)
 """
 
 
@@ -362,6 +379,13 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
 
         problems = figure_and_citation_problems(page, path, rendered)
         assert problems == [], f"{path}: " + "\n".join(problems)
+
+        first = page.evaluate(FIRST_CELL_JS)
+        notice = run_first(figures=bool(figure_captions(path))).removeprefix("> ")
+        assert first["type"] == "markdown" and first["height"] > 0, f"{path}: {first}"
+        assert plain(first["text"]) == plain(notice.replace("*", "")), f"{path}: {first}"
+        cut = page.evaluate(CUT_LABELS_JS)
+        assert cut == [], f"{path}: labels cut short: {cut}"
 
         sliders = [
             h.as_element() for h in page.evaluate_handle(SLIDERS_JS).get_properties().values()
