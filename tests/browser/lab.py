@@ -1,7 +1,8 @@
 """JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
 
 The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
-notebooks, no news or update checks) is installed into the venv by ``make``, and the
+notebooks, no news or update checks) is installed into the venv by ``make``, the contents
+manager is ``mha.lab.ContentsManager`` (as the Makefile's ``LAB_CONTENTS``), and the
 workspace ``lab/workspace.json`` opens the intro. The server gets a random token, a
 temporary workspaces folder (the learner's own is left alone) and exposes the app as
 ``window.jupyterapp`` so a test can run commands.
@@ -27,6 +28,7 @@ from tests.browser.harness import ROOT
 JUPYTER = Path(sys.executable).parent / "jupyter"
 OVERRIDES = ROOT / "lab" / "overrides.json"
 WORKSPACE = ROOT / "lab" / "workspace.json"
+CONTENTS_MANAGER = "mha.lab.ContentsManager"  # as `make lab` (the Makefile's LAB_CONTENTS)
 
 
 @dataclass(frozen=True)
@@ -117,6 +119,7 @@ def serve_lab(timeout: float = 90.0, root: Path = ROOT, myst: bool = True) -> It
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True",
+            f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}",
             *(["--allow-root"] if os.geteuid() == 0 else []),
         ]
         with log.open("w") as out:
@@ -157,8 +160,8 @@ def open_app(page, lab: Lab) -> None:
     )
 
 
-def open_and_run_all(page, path: str) -> None:
-    """Open chapter ``path`` as a notebook, wait for its fresh kernel, start Run All."""
+def open_chapter(page, path: str) -> None:
+    """Open chapter ``path`` as a notebook and wait for its fresh kernel."""
     page.evaluate(
         "(path) => window.jupyterapp.commands.execute('docmanager:open',"
         " {path, factory: 'Jupytext Notebook'}).then(() => null)",
@@ -170,6 +173,11 @@ def open_and_run_all(page, path: str) -> None:
         arg=path,
         timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
+
+
+def open_and_run_all(page, path: str) -> None:
+    """Open chapter ``path`` as a notebook, wait for its fresh kernel, start Run All."""
+    open_chapter(page, path)
     page.evaluate(
         "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
     )

@@ -17,6 +17,8 @@ for the module. For every chapter, in a fresh kernel:
 * every slider, moved by keyboard, changes the view it drives;
 * the first cell, above the title, says to run the cells first (it is not empty-looking);
 * no label of a control that is shown is cut short ("your sent…").
+
+And opening a chapter does not mark it modified (●) before anything has run.
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from pybtex.database import parse_file
 
 from mha.views.captions import run_first
 from tests.browser import harness
-from tests.browser.lab import open_and_run_all, open_app, serve_lab
+from tests.browser.lab import CONTENTS_MANAGER, open_and_run_all, open_app, open_chapter, serve_lab
 
 CHAPTERS = [
     "book/intro.md",
@@ -408,6 +410,46 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
                 timeout=10_000,
             )
     finally:  # the next chapter starts with no kernel of this one left running
+        page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
+            " w.dispose(); return null; }); }"
+        )
+
+
+# Once the open notebook's kernel has answered: whether the notebook's metadata holds the
+# kernel's language_info and kernel spec (JupyterLab writes them then), and whether it is
+# marked modified. Null until the kernel has answered and JupyterLab has written them.
+KERNEL_METADATA_JS = """
+async () => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!kernel) return null;
+  const [info, spec] = [await kernel.info, await kernel.spec];
+  const sorted = (x) => (x && typeof x === 'object' && !Array.isArray(x))
+    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])])) : x;
+  const same = (a, b) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  const model = w.context.model;
+  const written = same(model.getMetadata('language_info'), info.language_info)
+    && model.getMetadata('kernelspec').display_name === spec.display_name;
+  return written ? {dirty: model.dirty} : null;
+}
+"""
+
+
+def test_make_lab_starts_the_contents_manager_the_tests_start() -> None:
+    makefile = (harness.ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}" in makefile
+
+
+def test_opening_a_chapter_does_not_mark_it_modified(lab_page) -> None:
+    page, path = lab_page, "notebooks/01_one_budget.md"
+    open_chapter(page, path)
+    try:
+        page.wait_for_function(KERNEL_METADATA_JS, timeout=60_000, polling=500)
+        state = page.evaluate(KERNEL_METADATA_JS)
+        assert state == {"dirty": False}, f"{path} is marked modified after opening: {state}"
+    finally:
         page.evaluate(
             "() => { const w = window.jupyterapp.shell.currentWidget;"
             " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
