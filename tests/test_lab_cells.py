@@ -31,8 +31,8 @@ PAGES = [
     for d in notebook_files.toc_pages(yaml.safe_load((ROOT / "_toc.yml").read_text()))
     if (p := ROOT / f"{d}.md").is_file() and "kernelspec" in p.read_text()
 ]
-IMPORT = "# JupyterLab shows each figure's caption with it (mha.views.captions).\n"
-IMPORT += "from mha.views.captions import caption"
+IMPORT = "# JupyterLab shows each figure's caption and alt text (mha.views.captions).\n"
+IMPORT += "from mha.views.captions import caption, describe_figures\n\ndescribe_figures()"
 
 
 def read(path: Path):

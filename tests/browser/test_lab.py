@@ -9,8 +9,9 @@ for the module. For every chapter, in a fresh kernel:
   values JupyterLab's kernel returned equal, in order, those on the built page (except
   wall-clock measurements, from cells tagged ``timing``), and each appears in the text;
 * every figure shows its caption (the figure cell's ``mystnb: figure: caption``) right below
-  it, numbered as the built page numbers it ("Figure 7: ..."), and every reference to a
-  figure reads "Figure N" with that number: no rendered markdown shows a figure's label
+  it, numbered as the built page numbers it ("Figure 7: ..."), its image with the alt text
+  of the figure cell's metadata (JupyterLab's own PNG output has none), and every reference
+  to a figure reads "Figure N" with that number: no rendered markdown shows a figure's label
   (``fig-...``);
 * every citation reads as author and year (``Vaswani2017``), never as another citation key
   of ``book/references.bib``;
@@ -80,7 +81,7 @@ RENDERED_JS = """
 """
 
 # Every figure that the markdown renders: its id, its caption's text, whether it and an image in
-# the code cell right above it are on screen (have a size).
+# the code cell right above it are on screen (have a size), and that image's alt text.
 FIGURES_JS = """
 () => Array.from(window.jupyterapp.shell.currentWidget.node
     .querySelectorAll('.jp-MarkdownCell .myst figure[id]')).map((f) => {
@@ -90,7 +91,8 @@ FIGURES_JS = """
   const caption = f.querySelector('figcaption');
   const shown = (e) => !!e && e.getBoundingClientRect().height > 0;
   return {id: f.id, caption: caption ? caption.innerText : '',
-          shown: shown(caption), image: shown(image)};
+          shown: shown(caption), image: shown(image),
+          alt: image ? image.getAttribute('alt') : null};
 })
 """
 
@@ -183,6 +185,13 @@ def figure_captions(path: str) -> dict[str, str]:
     return {f["name"]: plain(f["caption"].replace("*", "")) for f in figures if f}
 
 
+def figure_alts(path: str) -> dict[str, str]:
+    """{name: alt text} of the chapter's figure cells (``mystnb: image: alt``), as read."""
+    nb = read_myst_markdown_notebook((harness.ROOT / path).read_text(encoding="utf-8"))
+    found = [c.metadata.get("mystnb", {}) for c in nb.cells]
+    return {m["figure"]["name"]: m["image"]["alt"] for m in found if "alt" in m.get("image", {})}
+
+
 def site_figure_numbers(path: str) -> dict[str, str]:
     """{figure id: its number} on the built page of chapter ``path`` ("Fig. 7" gives "7")."""
     page = harness.SITE / (path.removesuffix(".md") + ".html")
@@ -255,6 +264,9 @@ def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
             )
         if not (shown[name]["shown"] and shown[name]["image"]):
             problems.append(f"{name}: the caption or the image of the cell above is not shown")
+        alt = figure_alts(path).get(name)
+        if alt is not None and plain(shown[name]["alt"] or "") != plain(alt):
+            problems.append(f"{name}: image alt {shown[name]['alt']!r}, want {alt!r}")
     for href, text in page.evaluate(FIGURE_REFS_JS):
         want = f"Figure {numbers.get(href.removeprefix('#'), '?')}"
         if plain(text) != want:
