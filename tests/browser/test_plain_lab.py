@@ -124,18 +124,15 @@ def source_cells(path: Path) -> list[dict]:
 
 
 @contextlib.contextmanager
-def plain_notebook_page(width: int = 1280) -> Iterator[object]:
-    """chromium on JupyterLab (jupyterlab-myst disabled) with a copy of chapter 1's plain
-    notebook open, its file read and every markdown cell rendered and typeset."""
-    harness.ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
+def plain_notebook_page(pw, width: int = 1280) -> Iterator[object]:
+    """chromium (from Playwright ``pw``) on JupyterLab (jupyterlab-myst disabled) with a copy
+    of chapter 1's plain notebook open, its file read and every markdown cell rendered and
+    typeset."""
     cells = source_cells(NOTEBOOK)
     formulas = sum(c.get("formulas", 0) for c in cells)
     with (
         tempfile.TemporaryDirectory(prefix="mha-plain-") as folder,
         serve_lab(root=Path(folder), myst=False) as lab,
-        sync_playwright() as pw,
         harness.browser_context(pw, viewport={"width": width, "height": 900}) as ctx,
     ):
         shutil.copy(NOTEBOOK, folder)
@@ -153,9 +150,9 @@ def plain_notebook_page(width: int = 1280) -> Iterator[object]:
 
 
 @pytest.mark.usefixtures("site")
-def test_chapter_1_plain_notebook_reads_cleanly_without_myst() -> None:
+def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None:
     expected = [c for c in source_cells(NOTEBOOK) if c["type"] == "markdown"]
-    with plain_notebook_page() as page:
+    with plain_notebook_page(playwright) as page:
         shown = page.evaluate(CELLS_JS)
     assert len(shown) == len(expected) > 20, f"{len(shown)} markdown cells, {len(expected)} in file"
     assert not any(c["myst"] for c in shown), "jupyterlab-myst rendered a cell: not disabled"
@@ -186,8 +183,10 @@ def main() -> int:
     """Take the README's screenshot: the top of chapter 1's plain notebook, as a small
     palette PNG."""
     from PIL import Image
+    from playwright.sync_api import sync_playwright
 
-    with plain_notebook_page(width=1100) as page:
+    harness.ensure_chromium()
+    with sync_playwright() as pw, plain_notebook_page(pw, width=1100) as page:
         page.evaluate(
             "() => { const n = window.jupyterapp.shell.currentWidget.content;"
             " n.activeCellIndex = 1; n.scrollToItem(1, 'start'); }"
