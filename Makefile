@@ -93,11 +93,14 @@ browser-loop: $(STAMP) book
 
 # JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
+# mha.lab.ContentsManager (jupytext's, with the kernel's metadata): opening a chapter does
+# not mark it modified.
 LAB_WORKSPACES := $(VENV)/lab-workspaces
+LAB_CONTENTS := --ServerApp.contents_manager_class=mha.lab.ContentsManager
 
 lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
-	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
+	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(LAB_CONTENTS) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The trained models that chapter 5 and the explorer read (mha.training.store): every
 # setting and seed of mha.training.store.GRID, trained again and written byte for byte;

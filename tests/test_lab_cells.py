@@ -4,8 +4,9 @@ jupyterlab-myst renders markdown cells only, so a figure cell's caption (its met
 its label reach JupyterLab through a markdown cell tagged ``remove-cell`` (which the book's
 build drops) right below it: a ``figure`` whose caption the kernel reads from the figure
 cell (``mha.views.captions``). A chapter's first markdown cell, also dropped from the book,
-numbers its figures from the book's number. ``tests/browser/test_lab.py`` checks what
-JupyterLab shows; this checks the sources, fast.
+numbers its figures from the book's number and says to run the cells first (before Run All
+JupyterLab shows the code of each ``{eval}`` in its place). ``tests/browser/test_lab.py``
+checks what JupyterLab shows; this checks the sources, fast.
 
 jupyterlab-myst cannot resolve citations (it shows the key), so the bibliography's keys
 are the first author's surname and the year, which read as a citation.
@@ -21,7 +22,7 @@ import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
 from pybtex.database import parse_file
 
-from mha.views.captions import Caption, caption, lab_figure
+from mha.views.captions import Caption, caption, lab_figure, lab_first_cell
 from tests.book_ext import notebook_files
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,8 +31,8 @@ PAGES = [
     for d in notebook_files.toc_pages(yaml.safe_load((ROOT / "_toc.yml").read_text()))
     if (p := ROOT / f"{d}.md").is_file() and "kernelspec" in p.read_text()
 ]
-IMPORT = "# JupyterLab shows each figure's caption with it (mha.views.captions).\n"
-IMPORT += "from mha.views.captions import caption"
+IMPORT = "# JupyterLab shows each figure's caption and alt text (mha.views.captions).\n"
+IMPORT += "from mha.views.captions import caption, describe_figures\n\ndescribe_figures()"
 
 
 def read(path: Path):
@@ -75,8 +76,9 @@ def test_jupyterlab_only_cells_are_captions_numbering_and_one_import(path: Path)
     first_code = next(i for i, c in enumerate(cells) if c.cell_type == "code")
     if captions:
         assert cells[first_code + 1].source == IMPORT, "the import follows the first code cell"
-    markdown = [c.source for c in lab if c.cell_type == "markdown"]
-    other = [s for s in markdown if s not in captions and not s.startswith("---\n")]
+    markdown = [c.source for c in lab if c.cell_type == "markdown"][1:]  # (the first cell's
+    # text is checked below)
+    other = [s for s in markdown if s not in captions]
     assert other == [], f"{path.name}: markdown only JupyterLab shows: {other}"
 
 
@@ -85,10 +87,25 @@ def test_jupyterlab_numbers_each_chapters_figures_from_the_books_number() -> Non
     first = 1
     for path in PAGES:
         cell = next(c for c in read(path).cells if c.cell_type == "markdown")
-        front = re.fullmatch(r"---\n(.*)\n---", cell.source, re.S) if lab_only(cell) else None
+        front = re.match(r"---\n(.*?)\n---\n", cell.source, re.S) if lab_only(cell) else None
         start = yaml.safe_load(front[1])["numbering"]["figure"]["start"] if front else 1
         assert start == first, f"{path.name}: figures numbered from {start}, the book's {first}"
         first += len(figures(path))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_first_cell_says_to_run_the_cells_first(path: Path) -> None:
+    """Above the title, for JupyterLab only: the figures' numbering (a page with figures) and
+    the notice that the numbers appear once the cells have run; never an empty-looking cell."""
+    cells = read(path).cells
+    title = next(i for i, c in enumerate(cells) if c.source.startswith("# "))
+    assert title == 1, f"{path.name}: {title} cells above the title"
+    first = cells[0]
+    assert first.cell_type == "markdown" and lab_only(first)
+    front = re.match(r"---\n.*?start: (\d+)\n---\n", first.source, re.S)
+    assert first.source == lab_first_cell(int(front[1]) if front else None)
+    assert bool(front) == bool(figures(path)), f"{path.name}: numbering without figures"
+    assert "Run All" in first.source and ("captions" in first.source) == bool(figures(path))
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)

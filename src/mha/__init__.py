@@ -65,6 +65,9 @@ The views (HTML and widgets that work with a kernel and without one):
       views/static/mha_views.mjs  the views' maths in JavaScript (attention, masks, the
                        trained model, cost counts) for the browser and Node; checked against
                        mha and PyTorch by tests/test_js_module.py
+
+For make lab:
+    lab                the Jupyter server's contents manager: a chapter opens unmodified
 """
 
 from mha.attention import (

@@ -1,7 +1,8 @@
 """JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
 
 The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
-notebooks, no news or update checks) is installed into the venv by ``make``, and the
+notebooks, no news or update checks) is installed into the venv by ``make``, the contents
+manager is ``mha.lab.ContentsManager`` (as the Makefile's ``LAB_CONTENTS``), and the
 workspace ``lab/workspace.json`` opens the intro. The server gets a random token, a
 temporary workspaces folder (the learner's own is left alone) and exposes the app as
 ``window.jupyterapp`` so a test can run commands.
@@ -27,6 +28,7 @@ from tests.browser.harness import ROOT
 JUPYTER = Path(sys.executable).parent / "jupyter"
 OVERRIDES = ROOT / "lab" / "overrides.json"
 WORKSPACE = ROOT / "lab" / "workspace.json"
+CONTENTS_MANAGER = "mha.lab.ContentsManager"  # as `make lab` (the Makefile's LAB_CONTENTS)
 
 
 @dataclass(frozen=True)
@@ -62,27 +64,37 @@ def _sources() -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in paths if p.is_file()}
 
 
-def _test_settings(tmp: Path) -> None:
+def _test_settings(tmp: Path, myst: bool) -> None:
     """Settings for this server only: no autosave (a chapter that JupyterLab marks modified on
-    opening must not be written back into the repository)."""
+    opening must not be written back into the repository); with ``myst`` False, the
+    jupyterlab-myst extension disabled in this server's own config folder (its
+    ``labconfig/page_config.json``; the venv's and the learner's settings are left alone), so
+    that markdown cells render as JupyterLab's plain CommonMark and MathJax."""
     docmanager = tmp / "user-settings" / "@jupyterlab" / "docmanager-extension"
     docmanager.mkdir(parents=True)
     (docmanager / "plugin.jupyterlab-settings").write_text('{"autosave": false}')
+    if not myst:
+        labconfig = tmp / "labconfig"
+        labconfig.mkdir()
+        disabled = {"disabledExtensions": {"jupyterlab-myst": True}}
+        (labconfig / "page_config.json").write_text(json.dumps(disabled))
 
 
 @contextlib.contextmanager
-def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
-    """Start ``jupyter lab`` on a port of 127.0.0.1 that the operating system chooses (port 0:
-    no port picked here that another process could take first; the server then writes the
-    port it got into its runtime folder); stop it (and its kernels) after. Raises if any
-    chapter source changed meanwhile: tests read the repository, they never write it."""
+def serve_lab(timeout: float = 90.0, root: Path = ROOT, myst: bool = True) -> Iterator[Lab]:
+    """Start ``jupyter lab`` on the folder ``root`` (default: the repository, with the
+    workspace that opens the intro; ``myst`` False disables jupyterlab-myst for this server
+    only) on a port of 127.0.0.1 that the operating system chooses (port 0: no port picked
+    here that another process could take first; the server then writes the port it got into
+    its runtime folder); stop it (and its kernels) after. Raises if any chapter source changed
+    meanwhile: tests read the repository, they never write it."""
     if installed_overrides().read_text() != OVERRIDES.read_text():
         raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
     token = secrets.token_hex(16)
     before = _sources()
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
         runtime = Path(tmp) / "runtime"
-        _test_settings(Path(tmp))
+        _test_settings(Path(tmp), myst)
         env = {
             **os.environ,
             "JUPYTERLAB_WORKSPACES_DIR": tmp,
@@ -90,12 +102,13 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
             "JUPYTER_CONFIG_DIR": tmp,
             "JUPYTER_RUNTIME_DIR": str(runtime),
         }
-        subprocess.run(
-            [str(JUPYTER), "lab", "workspaces", "import", str(WORKSPACE)],
-            check=True,
-            env=env,
-            capture_output=True,
-        )
+        if root == ROOT:  # (the workspace opens the intro, a file of the repository)
+            subprocess.run(
+                [str(JUPYTER), "lab", "workspaces", "import", str(WORKSPACE)],
+                check=True,
+                env=env,
+                capture_output=True,
+            )
         log = Path(tmp) / "lab.log"
         args = [
             str(JUPYTER),
@@ -104,8 +117,9 @@ def serve_lab(timeout: float = 90.0) -> Iterator[Lab]:
             "--ServerApp.ip=127.0.0.1",
             "--ServerApp.port=0",
             f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={ROOT}",
+            f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True",
+            f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}",
             *(["--allow-root"] if os.geteuid() == 0 else []),
         ]
         with log.open("w") as out:
@@ -146,8 +160,8 @@ def open_app(page, lab: Lab) -> None:
     )
 
 
-def open_and_run_all(page, path: str) -> None:
-    """Open chapter ``path`` as a notebook, wait for its fresh kernel, start Run All."""
+def open_chapter(page, path: str) -> None:
+    """Open chapter ``path`` as a notebook and wait for its fresh kernel."""
     page.evaluate(
         "(path) => window.jupyterapp.commands.execute('docmanager:open',"
         " {path, factory: 'Jupytext Notebook'}).then(() => null)",
@@ -159,6 +173,11 @@ def open_and_run_all(page, path: str) -> None:
         arg=path,
         timeout=180_000,  # (a limit on waiting: generous, the machine may be busy)
     )
+
+
+def open_and_run_all(page, path: str) -> None:
+    """Open chapter ``path`` as a notebook, wait for its fresh kernel, start Run All."""
+    open_chapter(page, path)
     page.evaluate(
         "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
     )

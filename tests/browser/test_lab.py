@@ -9,13 +9,18 @@ for the module. For every chapter, in a fresh kernel:
   values JupyterLab's kernel returned equal, in order, those on the built page (except
   wall-clock measurements, from cells tagged ``timing``), and each appears in the text;
 * every figure shows its caption (the figure cell's ``mystnb: figure: caption``) right below
-  it, numbered as the built page numbers it ("Figure 7: ..."), and every reference to a
-  figure reads "Figure N" with that number: no rendered markdown shows a figure's label
+  it, numbered as the built page numbers it ("Figure 7: ..."), its image with the alt text
+  of the figure cell's metadata (JupyterLab's own PNG output has none), and every reference
+  to a figure reads "Figure N" with that number: no rendered markdown shows a figure's label
   (``fig-...``);
 * every citation reads as author and year (``Vaswani2017``), never as another citation key
   of ``book/references.bib``;
 * every slider, moved by keyboard, changes the view it drives;
-* chapter 6's mask view (an anywidget) shows mha's numbers, before and after a keyboard move.
+* chapter 6's mask view (an anywidget) shows mha's numbers, before and after a keyboard move;
+* the first cell, above the title, says to run the cells first (it is not empty-looking);
+* no label of a control that is shown is cut short ("your sent…").
+
+And opening a chapter does not mark it modified (●) before anything has run.
 """
 
 from __future__ import annotations
@@ -32,8 +37,9 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from pybtex.database import parse_file
 
+from mha.views.captions import run_first
 from tests.browser import expected, harness
-from tests.browser.lab import open_and_run_all, open_app, serve_lab
+from tests.browser.lab import CONTENTS_MANAGER, open_and_run_all, open_app, open_chapter, serve_lab
 
 CHAPTERS = [
     "book/intro.md",
@@ -80,7 +86,7 @@ RENDERED_JS = """
 """
 
 # Every figure that the markdown renders: its id, its caption's text, whether it and an image in
-# the code cell right above it are on screen (have a size).
+# the code cell right above it are on screen (have a size), and that image's alt text.
 FIGURES_JS = """
 () => Array.from(window.jupyterapp.shell.currentWidget.node
     .querySelectorAll('.jp-MarkdownCell .myst figure[id]')).map((f) => {
@@ -90,7 +96,8 @@ FIGURES_JS = """
   const caption = f.querySelector('figcaption');
   const shown = (e) => !!e && e.getBoundingClientRect().height > 0;
   return {id: f.id, caption: caption ? caption.innerText : '',
-          shown: shown(caption), image: shown(image)};
+          shown: shown(caption), image: shown(image),
+          alt: image ? image.getAttribute('alt') : null};
 })
 """
 
@@ -161,6 +168,20 @@ VIEWS_TEXT_JS = """
 }
 """
 
+# The first cell of the open notebook: its rendered text and height.
+FIRST_CELL_JS = """
+() => { const c = window.jupyterapp.shell.currentWidget.content.widgets[0];
+  return {type: c.model.type, text: c.node.innerText,
+          height: c.node.getBoundingClientRect().height}; }
+"""
+# The text of every label of a widget that is shown and cut short (its text wider than it).
+CUT_LABELS_JS = """
+() => Array.from(window.jupyterapp.shell.currentWidget.node
+    .querySelectorAll('.jp-OutputArea-output .widget-label'))
+  .filter((e) => e.offsetParent !== null && e.scrollWidth > e.clientWidth + 1)
+  .map((e) => `${e.textContent} (${e.clientWidth} of ${e.scrollWidth} px)`)
+"""
+
 
 class _EvalSpans(HTMLParser):
     """The text of every ``<span class="output text_plain">`` (an ``{eval}`` result)."""
@@ -196,6 +217,13 @@ def figure_captions(path: str) -> dict[str, str]:
     nb = read_myst_markdown_notebook((harness.ROOT / path).read_text(encoding="utf-8"))
     figures = [c.metadata.get("mystnb", {}).get("figure") for c in nb.cells]
     return {f["name"]: plain(f["caption"].replace("*", "")) for f in figures if f}
+
+
+def figure_alts(path: str) -> dict[str, str]:
+    """{name: alt text} of the chapter's figure cells (``mystnb: image: alt``), as read."""
+    nb = read_myst_markdown_notebook((harness.ROOT / path).read_text(encoding="utf-8"))
+    found = [c.metadata.get("mystnb", {}) for c in nb.cells]
+    return {m["figure"]["name"]: m["image"]["alt"] for m in found if "alt" in m.get("image", {})}
 
 
 def site_figure_numbers(path: str) -> dict[str, str]:
@@ -270,6 +298,9 @@ def figure_and_citation_problems(page, path: str, rendered: str) -> list[str]:
             )
         if not (shown[name]["shown"] and shown[name]["image"]):
             problems.append(f"{name}: the caption or the image of the cell above is not shown")
+        alt = figure_alts(path).get(name)
+        if alt is not None and plain(shown[name]["alt"] or "") != plain(alt):
+            problems.append(f"{name}: image alt {shown[name]['alt']!r}, want {alt!r}")
     for href, text in page.evaluate(FIGURE_REFS_JS):
         want = f"Figure {numbers.get(href.removeprefix('#'), '?')}"
         if plain(text) != want:
@@ -302,17 +333,14 @@ FIRST_VIEW_JS = (
 
 
 @pytest.fixture(scope="module")
-def lab_session(site):
+def lab_session(site, playwright):
     """(page, first view): one JupyterLab and one chromium page for the module. The first view
     is recorded as soon as the app has started, before any test opens a chapter, so that the
-    test that checks it does not depend on running first."""
-    harness.ensure_chromium()
-    from playwright.sync_api import sync_playwright
-
+    test that checks it does not depend on running first. Chromium is driven by the session's
+    Playwright (conftest.py): a second Playwright in the same process fails once one runs."""
     with (
         serve_lab() as lab,
-        sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 900}) as ctx,
+        harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx,
     ):
         page = ctx.new_page()
         requests = harness.Requests(page)
@@ -441,6 +469,13 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         problems = figure_and_citation_problems(page, path, rendered)
         assert problems == [], f"{path}: " + "\n".join(problems)
 
+        first = page.evaluate(FIRST_CELL_JS)
+        notice = run_first(figures=bool(figure_captions(path))).removeprefix("> ")
+        assert first["type"] == "markdown" and first["height"] > 0, f"{path}: {first}"
+        assert plain(first["text"]) == plain(notice.replace("*", "")), f"{path}: {first}"
+        cut = page.evaluate(CUT_LABELS_JS)
+        assert cut == [], f"{path}: labels cut short: {cut}"
+
         sliders = [
             h.as_element() for h in page.evaluate_handle(SLIDERS_JS).get_properties().values()
         ]
@@ -464,6 +499,46 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         if "mask_view(" in source:
             assert mask_view_problems(page) == [], path
     finally:  # the next chapter starts with no kernel of this one left running
+        page.evaluate(
+            "() => { const w = window.jupyterapp.shell.currentWidget;"
+            " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
+            " w.dispose(); return null; }); }"
+        )
+
+
+# Once the open notebook's kernel has answered: whether the notebook's metadata holds the
+# kernel's language_info and kernel spec (JupyterLab writes them then), and whether it is
+# marked modified. Null until the kernel has answered and JupyterLab has written them.
+KERNEL_METADATA_JS = """
+async () => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
+  if (!kernel) return null;
+  const [info, spec] = [await kernel.info, await kernel.spec];
+  const sorted = (x) => (x && typeof x === 'object' && !Array.isArray(x))
+    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])])) : x;
+  const same = (a, b) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  const model = w.context.model;
+  const written = same(model.getMetadata('language_info'), info.language_info)
+    && model.getMetadata('kernelspec').display_name === spec.display_name;
+  return written ? {dirty: model.dirty} : null;
+}
+"""
+
+
+def test_make_lab_starts_the_contents_manager_the_tests_start() -> None:
+    makefile = (harness.ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}" in makefile
+
+
+def test_opening_a_chapter_does_not_mark_it_modified(lab_page) -> None:
+    page, path = lab_page, "notebooks/01_one_budget.md"
+    open_chapter(page, path)
+    try:
+        page.wait_for_function(KERNEL_METADATA_JS, timeout=60_000, polling=500)
+        state = page.evaluate(KERNEL_METADATA_JS)
+        assert state == {"dirty": False}, f"{path} is marked modified after opening: {state}"
+    finally:
         page.evaluate(
             "() => { const w = window.jupyterapp.shell.currentWidget;"
             " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"

@@ -103,6 +103,7 @@ class TrainedPanel(widgets.VBox):
             value="the dog bit the hen",
             description="your sentence",
             continuous_update=False,
+            style={"description_width": "initial"},  # (JupyterLab cut it to "your sent…")
             layout=widgets.Layout(width="360px", max_width="100%"),
         )
         self.text_word = _word_picker(words_of(self.text.value))
