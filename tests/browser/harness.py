@@ -322,6 +322,18 @@ VISIBLE_VIEWS_JS = """
 """
 
 
+# The visible views' attributes and numbers as one string; whether they differ from ``before``
+# (such a string): to wait until a control's move has redrawn the views.
+VIEWS_SIGNATURE_JS = (
+    "() => JSON.stringify((" + VISIBLE_VIEWS_JS + ")(null).map((v) => [v.attrs, v.cells]))"
+)
+VIEWS_CHANGED_JS = (
+    "(before) => JSON.stringify(("
+    + VISIBLE_VIEWS_JS
+    + ")(null).map((v) => [v.attrs, v.cells])) !== before"
+)
+
+
 # Resolves once the page's fonts have loaded, MathJax has typeset everything queued (the
 # widget labels' typesetting is chained to its startup promise) and two frames were drawn.
 PAINTED_JS = """

@@ -24,14 +24,7 @@ from tests.browser import expected, harness
 
 REL = "notebooks/06_what_comes_next.html"
 VIEW = ".mha-view[data-view=mask]"
-SIGNATURE_JS = (
-    "() => JSON.stringify((" + harness.VISIBLE_VIEWS_JS + ")(null).map((v) => [v.attrs, v.cells]))"
-)
-CHANGED_JS = (
-    "(before) => JSON.stringify(("
-    + harness.VISIBLE_VIEWS_JS
-    + ")(null).map((v) => [v.attrs, v.cells])) !== before"
-)
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
 
 

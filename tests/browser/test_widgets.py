@@ -74,14 +74,7 @@ CONTROLS_JS = """
 }
 """
 
-SIGNATURE_JS = (
-    "() => JSON.stringify((" + harness.VISIBLE_VIEWS_JS + ")(null).map((v) => [v.attrs, v.cells]))"
-)
-CHANGED_JS = (
-    "(before) => JSON.stringify(("
-    + harness.VISIBLE_VIEWS_JS
-    + ")(null).map((v) => [v.attrs, v.cells])) !== before"
-)
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 
 
 def _position(page, c) -> int:
