@@ -59,6 +59,7 @@ The views (HTML and widgets that work with a kernel and without one):
       views.budget     the trade-off slider of one head's budget
       views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not
       views.training   the training-step slider
+      views.mask_view  chapter 6's mask view, computed in the browser (an anywidget)
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
       views.captions   figure captions in JupyterLab, read from the figure cells' metadata

@@ -110,35 +110,6 @@ CAPTION_ANSWER_JS = """
   .map((c) => JSON.stringify(c.getMetadata('user_expressions') || 'no user_expressions'))
 """
 
-# The figures whose caption shows no text although the kernel answered their caption expression
-# with the caption, redrawn from that answer (the cell rendered again, no kernel involved).
-# jupyterlab-myst 2.7 draws a text/markdown expression result in a Lumino widget attached by a
-# React effect; about one chapter in ten runs, on a busy machine, one figure's caption stayed
-# blank although its cell's metadata held the right answer (seen in CI and in a helper's run;
-# jupyterlab-myst issues #107 and #289 report expressions left unrendered at random). A reader
-# who sees it runs the cell again; the test does the equivalent, says so in a warning, and
-# still fails when the answer itself is missing or wrong.
-REDRAW_CAPTIONS_JS = """
-() => {
-  const nb = window.jupyterapp.shell.currentWidget.content;
-  const redrawn = [];
-  for (const f of nb.node.querySelectorAll('.jp-MarkdownCell .myst figure[id]')) {
-    const text = f.querySelector('figcaption');
-    if (text && text.innerText.split(':').slice(1).join(':').trim() !== '') continue;
-    const cell = nb.widgets.find((w) => w.model.type === 'markdown'
-        && w.model.sharedModel.getSource().includes(`caption("${f.id}")`));
-    const answer = cell && (cell.model.getMetadata('user_expressions') || [])[0];
-    const md = answer && answer.result && answer.result.status === 'ok'
-        && answer.result.data['text/markdown'];
-    if (!md) continue;
-    cell.rendered = false;
-    cell.rendered = true;
-    redrawn.push(f.id);
-  }
-  return redrawn;
-}
-"""
-
 # Every link of the rendered markdown to a figure, outside the figures' own captions (the text
 # of links in folded solutions too).
 FIGURE_REFS_JS = """
@@ -435,13 +406,6 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             page.wait_for_function(
                 RENDERED_ALL_JS, arg=len(site), timeout=RENDER_TIMEOUT_S * 1000, polling=500
             )
-        redrawn = page.evaluate(REDRAW_CAPTIONS_JS)
-        if redrawn:
-            warnings.warn(f"{path}: jupyterlab-myst left {redrawn} blank; redrawn", stacklevel=1)
-            with contextlib.suppress(PlaywrightTimeout):
-                page.wait_for_function(
-                    RENDERED_ALL_JS, arg=len(site), timeout=RENDER_TIMEOUT_S * 1000, polling=500
-                )
         state = page.evaluate(STATE_JS)
         if state["kernel"] != "idle":  # (see RAN_JS)
             warnings.warn(f"{path}: all cells ran; kernel shown {state['kernel']}", stacklevel=1)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 from pathlib import Path
 
 from mha.views.text import Shown
@@ -31,11 +32,21 @@ from mha.views.text import Shown
 NOTEBOOK_SUFFIXES = (".md", ".ipynb")
 
 
-class Caption(Shown):
-    """A caption as Markdown (JupyterLab renders it as MyST), or as itself in plain text."""
+# A caption's emphasis, ``*word*``.
+EMPHASIS = re.compile(r"\*([^*\n]+)\*")
 
-    def _repr_markdown_(self) -> str:
-        return str(self)
+
+class Caption(Shown):
+    """A caption, as typed in the figure cell; shown as plain text, its emphasis unmarked.
+
+    Not as Markdown: jupyterlab-myst 2.7 draws a text/markdown expression result in a Lumino
+    widget that a React effect attaches, and in about one chapter run in ten on a busy machine
+    it left one caption blank although the kernel's answer was there (and rendering the cell
+    again blanked another); its plain-text results, every number of the prose, never failed.
+    JupyterLab's captions lose their italics; the site's are myst-nb's, from the metadata."""
+
+    def __repr__(self) -> str:
+        return EMPHASIS.sub(r"\1", str(self))
 
 
 @functools.cache
