@@ -114,7 +114,7 @@ def test_caption_reads_each_figure_cells_caption(path: Path) -> None:
         got = caption(name, path.parent)
         assert isinstance(got, Caption) and got == text
         shown = text.replace("*", "")  # no quotes, no emphasis marks (no other "*" is typed)
-        assert repr(got) == shown and not hasattr(got, "_repr_markdown_")
+        assert repr(got) == " " + shown and not hasattr(got, "_repr_markdown_")
 
 
 def test_caption_of_a_label_no_figure_has_is_an_error() -> None:

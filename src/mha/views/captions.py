@@ -43,10 +43,12 @@ class Caption(Shown):
     widget that a React effect attaches, and in about one chapter run in ten on a busy machine
     it left one caption blank although the kernel's answer was there (and rendering the cell
     again blanked another); its plain-text results, every number of the prose, never failed.
-    JupyterLab's captions lose their italics; the site's are myst-nb's, from the metadata."""
+    JupyterLab's captions lose their italics; the site's are myst-nb's, from the metadata.
+    The shown text starts with a space: jupyterlab-myst puts the caption right after its
+    "Figure N:", with no space between (the Markdown form was a paragraph of its own)."""
 
     def __repr__(self) -> str:
-        return EMPHASIS.sub(r"\1", str(self))
+        return " " + EMPHASIS.sub(r"\1", str(self))
 
 
 @functools.cache
