@@ -159,3 +159,16 @@ def test_a_layer_with_d_v_not_d_k_costs_what_each_width_says(
     )  # multiply-adds: W^Q and W^K at d_k, W^V, blending and W^O at d_v
     assert _flops(mha.multi_head_attention, X, W_q, W_k, W_v, W_o) == 2 * want
     assert W_o.numel() == at_v.params_out and W_v.numel() == at_v.params_per_role
+
+
+@pytest.mark.parametrize("name", ["n", "d_model", "h", "d_k"])
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "3"])
+def test_layer_cost_names_the_bad_argument(name: str, bad: object) -> None:
+    args = {"n": 5, "d_model": 9, "h": 3, "d_k": 3} | {name: bad}
+    with pytest.raises(ValueError, match=rf"^{name} must be a positive int, got {bad!r}$"):
+        mha.layer_cost(**args)
+
+
+def test_layer_cost_takes_heads_one_column_wide() -> None:
+    cost = mha.layer_cost(5, 9, 3, d_k=1)  # d_k = 1 is the narrowest head there is
+    assert cost.params_per_role == 3 * 9 * 1  # h * d_model * d_k

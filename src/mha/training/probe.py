@@ -104,7 +104,7 @@ def evaluate(model: HeadsModel, batch: Sentences) -> dict[str, float]:
             "loss": float(loss_fn(logits, batch)),
             "subject": float(s_ok.double().mean()),
             "object": float(o_ok.double().mean()),
-            "both": float((s_ok & o_ok).double().mean()),
+            "both": both_right(logits, batch),
         }
 
 
