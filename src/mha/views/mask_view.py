@@ -8,16 +8,14 @@ maths ported to JavaScript and checked against it (tests/test_js_module.py); Pyt
 sends the inputs (sentences, weights, colours) as traits.
 
 The widget's ES module travels in the saved widget state (``_esm``, a string), so the site
-needs no server and no network: :func:`esm` inlines ``mha_views.mjs`` into
-``mask_view.mjs`` in place of its one import line. book/_ext/widget_loader.py says how the
+needs no server and no network: :func:`esm` inlines ``mha_views.mjs`` and ``view_html.mjs``
+into ``mask_view.mjs`` (:func:`mha.views.anywidgets.esm`). book/_ext/widget_loader.py says how the
 site loads it; book/_ext/static_widgets.py draws its first view with the same module in Node.
 """
 
 from __future__ import annotations
 
-import importlib.resources
 import itertools
-import re
 from collections.abc import Sequence
 
 import anywidget
@@ -27,27 +25,16 @@ from torch import Tensor
 
 import mha
 from mha import toy, translation
-from mha.style import _HEX, text_on
-from mha.views.html import STYLE
+from mha.views import anywidgets
+from mha.views.anywidgets import palette, view_css
 from mha.views.switch import register_expected
 
-STATIC = importlib.resources.files("mha.views") / "static"
-IMPORT = re.compile(r'^import \{[^}]*\} from "\./mha_views\.mjs";\n', re.M)
 MASK_KINDS = ("none", "causal", "window", "padding")
 
 
 def esm() -> str:
-    """mask_view.mjs with mha_views.mjs inlined in place of its import: one module, as text."""
-    view = (STATIC / "mask_view.mjs").read_text(encoding="utf-8")
-    maths = (STATIC / "mha_views.mjs").read_text(encoding="utf-8")
-    if len(IMPORT.findall(view)) != 1:
-        raise ValueError("mask_view.mjs must import from ./mha_views.mjs on exactly one line")
-    return IMPORT.sub(lambda _: maths + "\n", view)
-
-
-def palette() -> list[list[str]]:
-    """The weight colour scale (mha.style.weight_colour's table), each with its text colour."""
-    return [[c, text_on(c)] for c in _HEX]
+    """mask_view.mjs with the modules it imports inlined: one module, as text."""
+    return anywidgets.esm("mask_view.mjs")
 
 
 def _rows(t: Tensor) -> list:
@@ -94,7 +81,7 @@ def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskV
         head_names=list(head_names),
         cross_head_names=list(translation.HEAD_NAMES),
         palette=palette(),
-        view_css=STYLE.removeprefix("<style>").removesuffix("</style>"),
+        view_css=view_css(),
         mask=mask,
     )
 

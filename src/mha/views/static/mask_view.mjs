@@ -6,17 +6,19 @@
 //   - renderView(state, {inert: true}) -> HTML, run in Node at build time (book/_ext/anywidget_static.mjs)
 //     to write the first view into the page before any script runs;
 //   - tests (tests/test_mask_view.py) run renderView in Node and compare with mha.
-// The maths is mha_views.mjs; mha.views.mask_view inlines it into the widget's _esm (the ESM
-// travels in the saved widget state, with no network import), dropping the import below.
+// The maths is mha_views.mjs, the HTML pieces view_html.mjs (shared with heads_view.mjs);
+// mha.views.anywidgets.esm inlines both into the widget's _esm (the ESM travels in the saved
+// widget state, with no network import), dropping the imports below.
 //
 // The view follows the book's contract (src/mha/views/html.py): a root
 // <div class="mha-view" data-view="mask" data-mask=... data-radius=... data-npad=...> naming
 // every parameter, and every number shown carries data-key and data-value:
 //   self-H-I-J   head H's weight of query word I on key word J (self-attention);
 //   cross-H-I-J  head H's weight of Latin word I on English word J (cross-attention).
-// Every string that reaches the HTML goes through esc() (text and attribute values alike).
+// Every string that reaches the HTML goes through esc() (view_html.mjs; el() escapes attributes).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
+import { CONTROL_CSS, el, esc, headBox, heatmapHtml } from "./view_html.mjs";
 
 export const MASKS = [
   ["none", "none"],
@@ -27,36 +29,7 @@ export const MASKS = [
 const RADIUS_MAX = 4;
 const PAD_MAX = 3;
 
-/** `s` as HTML text, safe in content and in a quoted attribute value. */
-export function esc(s) {
-  return String(s)
-    .replaceAll("&", "&amp;")
-    .replaceAll("<", "&lt;")
-    .replaceAll(">", "&gt;")
-    .replaceAll('"', "&quot;")
-    .replaceAll("'", "&#x27;");
-}
-
-/** An element: tag, attributes ({name: value}; true for a bare attribute, false/null omits
- * it), and inner HTML already built by el() or esc(). */
-function el(tag, attrs, inner = "") {
-  let out = `<${tag}`;
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === true) out += ` ${k}`;
-    else if (v !== false && v != null) out += ` ${k}="${esc(v)}"`;
-  }
-  return VOID.has(tag) ? `${out}>` : `${out}>${inner}</${tag}>`;
-}
-const VOID = new Set(["input"]); // elements with no end tag
-
-const CSS = `
-.mha-mask-view fieldset{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
-.mha-mask-view legend{font-weight:600;font-size:13px;float:none;width:auto;margin:0;padding:0 4px}
-.mha-mask-view label{display:inline-flex;align-items:center;gap:6px;min-height:24px}
-.mha-mask-view input[type=radio]{width:18px;height:18px;margin:0}
-.mha-mask-view input[type=range]{width:200px;height:24px;margin:0}
-.mha-mask-view input:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
-.mha-mask-view input:disabled+output,.mha-mask-view label:has(input:disabled){color:#595959}
+const CSS = `${CONTROL_CSS}
 .mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
 `;
 
@@ -77,21 +50,8 @@ export function maskWeights(state) {
   return { keys, self, cross };
 }
 
-function cellHtml(key, w, palette) {
-  const [bg, fg] = palette[Math.min(Math.floor(Math.min(Math.max(w, 0), 1) * palette.length), palette.length - 1)];
-  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": String(w) }, esc(w.toFixed(2)));
-}
-
-function heatmapHtml(weights, rows, cols, key, palette) {
-  const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
-  const body = weights
-    .map((row, i) => el("tr", {}, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette)).join("")))
-    .join("");
-  return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
-}
-
 function headsHtml(weights, names, rows, cols, key, palette) {
-  const boxes = weights.map((w, h) => el("div", { class: "mha-head" }, el("h4", {}, esc(names[h])) + heatmapHtml(w, rows, cols, `${key}-${h}`, palette)));
+  const boxes = weights.map((w, h) => headBox(names[h], heatmapHtml(w, rows, cols, `${key}-${h}`, palette)));
   return el("div", { class: "mha-heads" }, boxes.join(""));
 }
 
@@ -134,7 +94,7 @@ export function controlsHtml(state, group = "mha-mask", inert = false) {
     "fieldset",
     // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
     // the notebook's cell selection (Lumino skips key bindings inside such an element).
-    { class: "mha-mask-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    { class: "mha-mask-controls mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
     el("legend", {}, "Mask") +
       radios +
       range("radius", "window: words on each side", 0, RADIUS_MAX, state.radius, state.mask === "window") +

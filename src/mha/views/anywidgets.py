@@ -1,0 +1,61 @@
+"""What the book's anywidget views share: their ES module as one text, and their inputs.
+
+A view's module (``static/<view>.mjs``) imports the maths (``static/mha_views.mjs``) and the
+HTML pieces (``static/view_html.mjs``) by relative ``import {...} from "./x.mjs";`` lines.
+The widget's ES module travels in the saved widget state (anywidget's ``_esm``, a string), so
+the site needs no server and no network: :func:`esm` inlines every imported module, each
+once, dependencies first, in place of the import lines. The modules then share one scope, so
+their top-level names must differ; :func:`esm` checks that each imported name is exported.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import re
+from functools import cache
+
+from mha.style import _HEX, text_on
+from mha.views.html import STYLE
+
+STATIC = importlib.resources.files("mha.views") / "static"
+IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.mjs)";\n', re.M)
+OTHER_IMPORT = re.compile(r"^\s*import\b", re.M)
+
+
+def _text(name: str) -> str:
+    return (STATIC / name).read_text(encoding="utf-8")
+
+
+def _inline(name: str, done: list[str], stack: tuple[str, ...]) -> str:
+    """``name``'s text after the modules it imports (each once, in ``done``), imports dropped."""
+    if name in stack:
+        raise ValueError(f"import cycle: {' -> '.join((*stack, name))}")
+    text, parts = _text(name), []
+    for names, dep in IMPORT.findall(text):
+        dep_text = _text(dep)
+        for wanted in (n.strip() for n in names.split(",") if n.strip()):
+            if not re.search(rf"^export (?:function|const|let|class) {wanted}\b", dep_text, re.M):
+                raise ValueError(f"{name} imports {wanted} from {dep}, which does not export it")
+        if dep not in done:
+            parts.append(_inline(dep, done, (*stack, name)))
+    body = IMPORT.sub("", text)
+    if OTHER_IMPORT.search(body):
+        raise ValueError(f'{name}: only `import {{...}} from "./x.mjs";` lines can be inlined')
+    done.append(name)
+    return "\n".join([*parts, body])
+
+
+@cache
+def esm(name: str) -> str:
+    """``static/<name>`` with every module it imports inlined: one ES module, as text."""
+    return _inline(name, [], ())
+
+
+def palette() -> list[list[str]]:
+    """The weight colour scale (mha.style.weight_colour's table), each with its text colour."""
+    return [[c, text_on(c)] for c in _HEX]
+
+
+def view_css() -> str:
+    """The book's view styles (mha.views.html.STYLE) without their ``<style>`` tags."""
+    return STYLE.removeprefix("<style>").removesuffix("</style>")

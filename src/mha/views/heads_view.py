@@ -1,0 +1,128 @@
+"""The heads of chapters 1, 3 and 4: an anywidget whose browser side computes the views.
+
+The view (``static/heads_view.mjs``) draws the panels of :mod:`mha.views.explorer` (``rows``,
+``heads``, ``concat``, ``cost``) for the designed heads of :func:`mha.toy.designed_heads` and
+for random heads of :func:`mha.toy.random_heads` at the ``h`` and ``d_k`` the reader picks,
+with native controls inside the module. The numbers are computed in the browser by
+``static/mha_views.mjs``, the book's maths ported to JavaScript and checked against it; Python
+only sends the inputs (the sentence, weights, colours) as traits. Each panel keeps the views'
+``data-*`` contract, so :mod:`mha.views.explorer`'s ``expected_rows``/``heads``/``concat`` and
+:mod:`mha.views.cost`'s ``expected_cost`` recompute its numbers in torch.
+
+Random heads travel as weights: for the seed shown, the first ``max(h_values)`` heads at
+every ``d_k`` offered (head ``i`` does not depend on ``h``). book/_ext/widget_loader.py says
+how the site loads the module; book/_ext/static_widgets.py draws its first view in Node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import anywidget
+import traitlets
+
+from mha import toy
+from mha.style import head_colour, text_on, tint
+from mha.views import anywidgets
+
+PANELS = ("rows", "heads", "concat", "cost")
+WEIGHT_PANELS = ("rows", "heads", "concat")
+SOURCES = ("designed", "random")
+
+
+def _weights(W: tuple) -> dict[str, list]:
+    W_q, W_k, W_v = W  # (h, d_model, d_k) each
+    return {"W_q": W_q.tolist(), "W_k": W_k.tolist(), "W_v": W_v.tolist()}
+
+
+def _tints() -> list[list[str]]:
+    """Each head's tint (concat panel's column colours) with its text colour."""
+    return [[tint(head_colour(i)), text_on(tint(head_colour(i)))] for i in range(9)]
+
+
+class HeadsView(anywidget.AnyWidget):
+    """The heads view. Inputs: X ``(n, d_model)`` and its words; the designed heads and the
+    random heads of ``random_seed`` (``{d_k: {W_q, W_k, W_v}}``, each ``(max h, d_model,
+    d_k)``); the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
+    offered ``h_values``, ``d_k_values``, ``sources``, ``panels``; ``n``/``d_model`` the
+    size the cost panel prices."""
+
+    _esm = traitlets.Unicode(anywidgets.esm("heads_view.mjs")).tag(sync=True)
+    X = traitlets.List().tag(sync=True)
+    words = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    designed = traitlets.Dict().tag(sync=True)
+    random = traitlets.Dict().tag(sync=True)
+    random_seed = traitlets.Int(0).tag(sync=True)
+    scale = traitlets.Float(toy.RANDOM_SCALE).tag(sync=True)
+    palette = traitlets.List().tag(sync=True)
+    head_tints = traitlets.List().tag(sync=True)
+    view_css = traitlets.Unicode().tag(sync=True)
+    panels = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    sources = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    h_values = traitlets.List(traitlets.Int()).tag(sync=True)
+    d_k_values = traitlets.List(traitlets.Int()).tag(sync=True)
+    n = traitlets.Int(len(toy.SENTENCE)).tag(sync=True)
+    d_model = traitlets.Int(toy.D_MODEL).tag(sync=True)
+    source = traitlets.Unicode("random").tag(sync=True)
+    h = traitlets.Int(3).tag(sync=True)
+    d_k = traitlets.Int(3).tag(sync=True)
+    seed = traitlets.Int(0, min=0).tag(sync=True)
+    word = traitlets.Int(toy.CHASED).tag(sync=True)
+
+
+def heads_view(
+    h_values: Sequence[int] = (1, 2, 3, 4),
+    d_k_values: Sequence[int] = tuple(range(1, 10)),
+    h: int = 3,
+    d_k: int = 3,
+    word: int = toy.CHASED,
+    seed: int = 0,
+    show: Sequence[str] = ("rows", "heads", "cost"),
+    n: int = len(toy.SENTENCE),
+    d_model: int = toy.D_MODEL,
+    sources: Sequence[str] = ("random",),
+    source: str | None = None,
+) -> HeadsView:
+    """The view over the toy sentence, with :class:`mha.views.explorer.Explorer`'s arguments.
+
+    Args:
+        h_values, d_k_values: the positions of the ``h`` and ``d_k`` sliders.
+        h, d_k, word, seed: the starting setting (``word`` indexes the sentence).
+        show: the panels, any of :data:`PANELS`.
+        n, d_model: the size the ``cost`` panel prices (default: the toy sentence's).
+        sources: ``"designed"`` and/or ``"random"``; source: the one shown first.
+    """
+    if h not in h_values or d_k not in d_k_values:
+        raise ValueError(f"start h = {h}, d_k = {d_k} must be among {h_values}, {d_k_values}")
+    if not set(show) <= set(PANELS) or not show:
+        raise ValueError(f"panels {list(show)}: choose from {list(PANELS)}")
+    source = source or sources[0]
+    if not set(sources) <= set(SOURCES) or source not in sources:
+        raise ValueError(f"sources {list(sources)}, source {source}: choose from {list(SOURCES)}")
+    weights = any(p in WEIGHT_PANELS for p in show)
+    random = {}
+    if weights and "random" in sources:
+        random = {str(k): _weights(toy.random_heads(max(h_values), k, seed)) for k in d_k_values}
+    return HeadsView(
+        X=toy.X.tolist() if weights else [],  # (5, 9)
+        words=list(toy.SENTENCE),
+        labels=list(toy.WORD_LABELS),
+        designed=_weights(toy.designed_heads()) if "designed" in sources and weights else {},
+        random=random,
+        random_seed=seed,
+        palette=anywidgets.palette(),
+        head_tints=_tints(),
+        view_css=anywidgets.view_css(),
+        panels=list(show),
+        sources=[s for s in SOURCES if s in sources],
+        h_values=list(h_values),
+        d_k_values=list(d_k_values),
+        n=n,
+        d_model=d_model,
+        source=source,
+        h=h,
+        d_k=d_k,
+        seed=seed,
+        word=word,
+    )

@@ -1,0 +1,265 @@
+// heads_view.mjs: the heads of chapters 1, 3 and 4 (and the cost of a layer), an anywidget
+// module computed in the reader's browser.
+//
+// One implementation of the view, used three ways (as mask_view.mjs):
+//   - the widget's render (anywidget calls the default export's render on the site and in
+//     JupyterLab): the view is drawn, and drawn again from the maths on every change;
+//   - renderView(state, {inert: true}) -> HTML, run in Node at build time
+//     (book/_ext/anywidget_static.mjs) to write the first view into the page before any script;
+//   - tests (tests/test_heads_view.py) run renderView in Node and compare with mha.
+// The maths is mha_views.mjs, the HTML pieces view_html.mjs; mha.views.anywidgets.esm inlines
+// both into the widget's _esm, dropping the imports below.
+//
+// The reader picks the heads (designed, or random: h heads of width d_k drawn from a seed),
+// and a word. Panels, any of (each its own view, as src/mha/views/explorer.py drew them):
+//   rows    <div class="mha-view" data-view="rows" data-h data-dk data-word data-seed data-source>
+//           every head's row for the word as bars: r{i}-{j} (head i, key j), sum{i} its sum;
+//   heads   data-view="heads" data-h data-dk data-seed data-source: every head's (n, n)
+//           weights, w{i}-{r}-{c};
+//   concat  data-view="concat" data-h data-dk data-seed: the heads' outputs side by side,
+//           c{r}-{j}, and the width h*d_k;
+//   cost    data-view="cost" data-n data-dmodel data-h data-dk: a layer's counts (layerCost).
+// Each number shown carries data-key and data-value; mha's expected_rows/heads/concat/cost
+// recompute them in torch from the root's data-* attributes.
+
+import { allHeads, concatHeads, layerCost } from "./mha_views.mjs";
+import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
+
+export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
+const WEIGHT_PANELS = ["rows", "heads", "concat"];
+const DESIGNED_PANELS = ["rows", "heads"]; // the designed heads have no h or d_k to price
+export const SEED_MAX = 2 ** 32 - 1;
+
+const COST_ROWS = [
+  ["params_without_out", "parameters in W^Q, W^K, W^V"],
+  ["params_total", "parameters with W^O"],
+  ["projection", "projection multiply-adds"],
+  ["scoring", "scoring multiply-adds (QKᵀ)"],
+  ["blending", "blending multiply-adds (weights·V)"],
+];
+
+const CSS = `${CONTROL_CSS}
+.mha-heads-view .mha-heads-out{display:flex;flex-direction:column;gap:8px}
+`;
+
+/** Whether this module can draw random heads for any seed (mha_views.mjs's randomHeads). */
+function seedable() {
+  return typeof randomHeads === "function"; // eslint-disable-line no-undef
+}
+
+/** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting. */
+export function headsOf(state) {
+  if (state.source === "designed") return state.designed;
+  const d_model = state.X[0].length;
+  if (seedable()) return randomHeads(state.h, state.d_k, state.seed, d_model, state.scale); // eslint-disable-line no-undef
+  const stored = state.random[String(state.d_k)];
+  if (state.seed !== state.random_seed || stored == null || stored.W_q.length < state.h) {
+    throw new Error(`no weights for h = ${state.h}, d_k = ${state.d_k}, seed = ${state.seed}`);
+  }
+  const first = (W) => W.slice(0, state.h); // (h, d_model, d_k)
+  return { W_q: first(stored.W_q), W_k: first(stored.W_k), W_v: first(stored.W_v) };
+}
+
+/** The heads on the sentence: weights (h, n, n) and outputs H (h, n, d_k), by mha_views.mjs. */
+export function headsComputed(state) {
+  const { W_q, W_k, W_v } = headsOf(state);
+  return allHeads(state.X, W_q, W_k, W_v); // {H: (h, n, d_k), weights: (h, n, n)}
+}
+
+/** The (h, d_k) a panel shows: the designed heads are 3 of width 3. */
+function setting(state) {
+  return state.source === "designed" ? { h: 3, d_k: 3 } : { h: state.h, d_k: state.d_k };
+}
+
+function rowsPanel(state, weights) {
+  const { h, d_k } = setting(state);
+  const word = state.word;
+  const boxes = weights.map((w, i) => {
+    const row = w[word]; // (n,)
+    const sum = row.reduce((a, b) => a + b, 0);
+    const note = el("div", { class: "mha-note" }, "row sum " + numberHtml(`sum${i}`, sum));
+    return headBox(`head ${i + 1}: ${state.words[word]} → …`, barsHtml(row, state.words, `r${i}`, state.palette) + note);
+  });
+  const params = { h, d_k, word, seed: state.seed, source: state.source };
+  return viewRoot("rows", params, el("div", { class: "mha-heads" }, boxes.join("")));
+}
+
+function headsPanel(state, weights) {
+  const { h, d_k } = setting(state);
+  const hl = state.panels.includes("rows") ? state.word : null;
+  const boxes = weights.map((w, i) => headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, hl)));
+  const params = { h, d_k, seed: state.seed, source: state.source };
+  return viewRoot("heads", params, el("div", { class: "mha-heads" }, boxes.join("")));
+}
+
+function concatPanel(state, H) {
+  const { h, d_k, d_model } = { ...state, d_model: state.X[0].length };
+  const C = concatHeads(H); // (n, h*d_k)
+  const width = h * d_k;
+  const tints = Array.from({ length: h }, (_, i) => state.head_tints[i % state.head_tints.length]);
+  const th = (attrs, text, i) => el("th", { scope: "col", ...attrs, style: `background:${tints[i][0]}` }, esc(text));
+  const top = tints.map((_, i) => th({ colspan: d_k }, `head ${i + 1}`, i)).join("");
+  const cols = Array.from({ length: width }, (_, j) => th({}, j + 1, Math.floor(j / d_k))).join("");
+  const body = C.map((row, r) =>
+    el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + row.map((v, j) => cellHtml(`c${r}-${j}`, v, state.palette, tints[Math.floor(j / d_k)])).join("")),
+  ).join("");
+  const verdict = width === d_model ? "the words leave at the width they arrived at" : `W^O must map ${width} columns back to d_model = ${d_model}`;
+  const table = el(
+    "table",
+    { class: "mha-heat" },
+    el("thead", {}, el("tr", {}, el("td", {}) + top) + el("tr", {}, el("th", { scope: "col" }, "column") + cols)) + el("tbody", {}, body),
+  );
+  const text = el("p", { class: "mha-note" }, `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`);
+  return viewRoot("concat", { h, d_k, seed: state.seed }, text + table);
+}
+
+function costPanel(state) {
+  const { n, d_model, h, d_k } = state;
+  const c = layerCost(n, d_model, h, d_k);
+  const one = layerCost(n, d_model, 1, d_model);
+  const rows = COST_ROWS.map(([k, label]) =>
+    el("tr", {}, el("th", { scope: "row" }, esc(label)) + el("td", {}, countHtml(k, c[k])) + el("td", {}, esc(thousands(one[k]))) + el("td", {}, esc(`×${(c[k] / one[k]).toFixed(2)}`))),
+  ).join("");
+  const width = h * d_k;
+  const verdict =
+    width === d_model
+      ? `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
+      : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads do not split one head's width.`;
+  const head = el("tr", {}, el("td", {}) + [`${h} × d_k=${d_k}`, `1 × d_k=${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
+  const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
+  return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
+}
+
+/** The panels the state's source shows, in the state's order. */
+function shownPanels(state) {
+  return state.panels.filter((p) => state.source !== "designed" || DESIGNED_PANELS.includes(p));
+}
+
+/** The view's output (every panel, without the controls), as HTML. */
+export function outputHtml(state) {
+  const panels = shownPanels(state);
+  const heads = panels.some((p) => WEIGHT_PANELS.includes(p)) ? headsComputed(state) : null;
+  const draw = {
+    rows: () => rowsPanel(state, heads.weights),
+    heads: () => headsPanel(state, heads.weights),
+    concat: () => concatPanel(state, heads.H),
+    cost: () => costPanel(state),
+  };
+  return panels.map((p) => draw[p]()).join("");
+}
+
+/** Which controls the state offers: a control with one position is not shown. */
+export function offered(state) {
+  const weights = state.panels.some((p) => WEIGHT_PANELS.includes(p));
+  return {
+    source: state.sources.length > 1,
+    h: state.h_values.length > 1,
+    d_k: state.d_k_values.length > 1,
+    seed: weights && state.sources.includes("random") && seedable(),
+    word: state.panels.includes("rows"),
+  };
+}
+
+/** The controls, as HTML: native, labelled, in one fieldset. */
+export function controlsHtml(state, group = "mha-heads", inert = false) {
+  const on = offered(state);
+  const random = state.source === "random";
+  const parts = [];
+  if (on.source) {
+    const radios = state.sources.map((s) =>
+      el("label", {}, el("input", { type: "radio", name: group, value: s, checked: state.source === s }) + esc(SOURCE_LABELS[s])),
+    );
+    parts.push(el("span", { role: "radiogroup", "aria-label": "which heads", class: "mha-sources" }, radios.join("")));
+  }
+  if (on.h) parts.push(rangeHtml("h", "heads h", state.h_values, state.h, { disabled: !random }));
+  if (on.d_k) parts.push(rangeHtml("d_k", "head width d_k", state.d_k_values, state.d_k, { disabled: !random }));
+  if (on.seed) {
+    const box = el("input", { type: "number", "data-control": "seed", min: 0, max: SEED_MAX, step: 1, value: state.seed, disabled: !random });
+    parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "seed") + box));
+  }
+  if (on.word) {
+    const options = state.labels.map((w, i) => el("option", { value: i, selected: i === state.word }, esc(w))).join("");
+    parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word" }, options)));
+  }
+  if (!parts.length) return "";
+  // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
+  // the notebook's cell selection (Lumino skips key bindings inside such an element).
+  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, "Heads") + parts.join(""));
+}
+
+/** The whole view for a widget state (its traits, as the saved widget state holds them).
+ * opts.group: the radio group's name (one per view on a page); opts.inert: controls inert
+ * (a static first view, whose controls do nothing until the live widget replaces it). */
+export function renderView(state, opts = {}) {
+  const { group = "mha-heads", inert = false } = opts;
+  const inner = el("style", {}, state.view_css + CSS) + controlsHtml(state, group, inert) + el("div", { class: "mha-heads-out" }, outputHtml(state));
+  return el("div", { class: "mha-heads-view" }, inner);
+}
+
+const TRAITS = ["X", "words", "labels", "designed", "random", "random_seed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
+const SETTINGS = ["source", "h", "d_k", "seed", "word"];
+let views = 0;
+
+/** The value a control's element holds, as the trait it sets. */
+function controlValue(t, s) {
+  const name = t.dataset.control;
+  if (name === "h") return s.h_values[Number(t.value)];
+  if (name === "d_k") return s.d_k_values[Number(t.value)];
+  if (name === "seed") return /^\d+$/.test(t.value.trim()) ? Number(t.value) : NaN;
+  return Number(t.value);
+}
+
+function render({ model, el: host }) {
+  const group = `mha-heads-${++views}`;
+  const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
+  host.innerHTML = renderView(state(), { group });
+  const root = host.firstElementChild;
+  const out = root.querySelector(".mha-heads-out");
+  const update = () => {
+    const s = state();
+    for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.source;
+    for (const input of root.querySelectorAll("[data-control]")) {
+      const name = input.dataset.control;
+      if (name === "h" || name === "d_k") {
+        input.value = String(s[`${name}_values`].indexOf(s[name]));
+        input.setAttribute("aria-valuetext", String(s[name]));
+        root.querySelector(`output[data-control-value="${name}"]`).textContent = String(s[name]);
+      } else input.value = String(s[name]);
+      if (name !== "word") input.disabled = s.source !== "random";
+    }
+    out.innerHTML = outputHtml(s);
+  };
+  const set = (name, value) => {
+    if (model.get(name) === value) return;
+    model.set(name, value);
+    model.save_changes();
+  };
+  const onEvent = (e) => {
+    const t = e.target;
+    if (t.type === "radio") {
+      if (t.checked) set("source", t.value);
+      return;
+    }
+    const name = t.dataset.control;
+    if (!name) return;
+    const v = controlValue(t, state());
+    if (name === "seed" && !(Number.isSafeInteger(v) && v >= 0 && v <= SEED_MAX)) {
+      if (e.type === "change") t.value = String(model.get("seed")); // not a seed: put it back
+      return;
+    }
+    set(name, v);
+  };
+  root.addEventListener("change", onEvent);
+  root.addEventListener("input", onEvent);
+  // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
+  // would otherwise take the arrow keys to move among cells.
+  root.addEventListener("keydown", (e) => {
+    if (e.target.matches("input, select")) e.stopPropagation();
+  });
+  for (const k of SETTINGS) model.on(`change:${k}`, update);
+  return () => {
+    for (const k of SETTINGS) model.off(`change:${k}`, update);
+  };
+}
+
+export default { render };

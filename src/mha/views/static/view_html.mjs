@@ -1,0 +1,138 @@
+// view_html.mjs: the HTML pieces shared by the book's anywidget views (mask_view.mjs,
+// heads_view.mjs), with no dependencies.
+//
+// The views' contract (as src/mha/views/html.py's): one root <div class="mha-view"
+// data-view=NAME data-...> per view, naming every parameter, and every number shown carries
+// data-key and data-value (the full float, for the tests). Every string that reaches the HTML
+// goes through esc(), text and attribute values alike: el() escapes every attribute value.
+// mha.views.anywidgets.esm inlines this module into each view's _esm, in place of the view's
+// import line (one module, as text; the names here are shared by every view that imports it).
+
+/** `s` as HTML text, safe in content and in a quoted attribute value. */
+export function esc(s) {
+  return String(s)
+    .replaceAll("&", "&amp;")
+    .replaceAll("<", "&lt;")
+    .replaceAll(">", "&gt;")
+    .replaceAll('"', "&quot;")
+    .replaceAll("'", "&#x27;");
+}
+
+const VOID = new Set(["input"]); // elements with no end tag
+
+/** An element: tag, attributes ({name: value}; true for a bare attribute, false/null omits
+ * it), and inner HTML already built by el() or esc(). */
+export function el(tag, attrs, inner = "") {
+  let out = `<${tag}`;
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === true) out += ` ${k}`;
+    else if (v !== false && v != null) out += ` ${k}="${esc(v)}"`;
+  }
+  return VOID.has(tag) ? `${out}>` : `${out}>${inner}</${tag}>`;
+}
+
+/** The root of one view: data-view=name and data-K=V for each parameter (K with "_" dropped,
+ * as html.view writes d_k as data-dk); extra: more attributes of the root. */
+export function viewRoot(name, params, inner, extra = {}) {
+  const data = Object.fromEntries(Object.entries(params).map(([k, v]) => [`data-${k.replaceAll("_", "")}`, v]));
+  return el("div", { class: "mha-view", "data-view": name, ...data, ...extra }, inner);
+}
+
+/** [background, text colour] of weight w in the palette (mha.style.weight_colour's table). */
+export function weightColour(w, palette) {
+  const i = Math.floor(Math.min(Math.max(w, 0), 1) * palette.length);
+  return palette[Math.min(i, palette.length - 1)];
+}
+
+/** A number shown rounded to `digits` decimals, carrying its full value. */
+export function numberHtml(key, v, digits = 2) {
+  return el("span", { "data-key": key, "data-value": String(v) }, esc(v.toFixed(digits)));
+}
+
+/** An integer count shown with thousands separators (as Python's f"{v:,}"). */
+export function countHtml(key, v) {
+  return el("span", { "data-key": key, "data-value": String(v) }, esc(thousands(v)));
+}
+
+/** An integer with "," between groups of three digits. */
+export function thousands(v) {
+  return String(v).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+}
+
+/** A table cell coloured by weight w in the palette, or by `colours` ([background, text]). */
+export function cellHtml(key, w, palette, colours = null) {
+  const [bg, fg] = colours ?? weightColour(w, palette);
+  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": String(w) }, esc(w.toFixed(2)));
+}
+
+/** A weight table (n_q, n_k): rows are query words, columns key words; cell [i][j] has
+ * data-key `${key}-${i}-${j}`; the row `highlight` is framed. */
+export function heatmapHtml(weights, rows, cols, key, palette, highlight = null) {
+  const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
+  const body = weights
+    .map((row, i) =>
+      el(
+        "tr",
+        { class: i === highlight ? "mha-hl" : null },
+        el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette)).join(""),
+      ),
+    )
+    .join("");
+  return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
+}
+
+/** One row of weights (n,) as horizontal bars, the weight printed: data-key `${key}-${j}`. */
+export function barsHtml(row, words, key, palette) {
+  const items = row.map((v, j) =>
+    el(
+      "div",
+      { class: "mha-bar" },
+      el("span", { class: "mha-bar-word" }, esc(words[j])) +
+        el("span", { class: "mha-bar-track" }, el("span", { class: "mha-bar-fill", style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}` })) +
+        numberHtml(`${key}-${j}`, v),
+    ),
+  );
+  return el("div", { class: "mha-bars" }, items.join(""));
+}
+
+/** One head's panel: a heading over its table or bars. */
+export function headBox(title, body) {
+  return el("div", { class: "mha-head" }, el("h4", {}, esc(title)) + body);
+}
+
+/** A range control over positions 0..values.length-1 of `values`: its visible label, the
+ * value shown in an <output>, and aria-valuetext giving the value (not the position). */
+export function rangeHtml(name, label, values, value, opts = {}) {
+  const at = values.indexOf(value);
+  if (at < 0) throw new Error(`${name} = ${value} is not among [${values}]`);
+  return el(
+    "label",
+    { class: "mha-control" },
+    el("span", { class: "mha-control-label" }, esc(label)) +
+      el("input", {
+        type: "range",
+        "data-control": name,
+        min: opts.min ?? 0,
+        max: opts.max ?? values.length - 1,
+        step: 1,
+        value: opts.min == null ? at : value,
+        "aria-valuetext": String(value),
+        disabled: opts.disabled ?? false,
+      }) +
+      el("output", { "data-control-value": name }, esc(value)),
+  );
+}
+
+/** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
+export const CONTROL_CSS = `
+.mha-controls{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
+.mha-controls legend{font-weight:600;font-size:13px;float:none;width:auto;margin:0;padding:0 4px}
+.mha-controls label{display:inline-flex;align-items:center;gap:6px;min-height:24px}
+.mha-controls input[type=radio]{width:18px;height:18px;margin:0}
+.mha-controls input[type=range]{width:200px;height:24px;margin:0}
+.mha-controls input[type=number],.mha-controls select{min-height:28px;font:inherit;font-size:13px}
+.mha-controls input[type=number]{width:9em}
+.mha-controls output{min-width:2.5em;font-variant-numeric:tabular-nums}
+.mha-controls input:focus-visible,.mha-controls select:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
+.mha-controls input:disabled+output,.mha-controls label:has(input:disabled){color:#595959}
+`;

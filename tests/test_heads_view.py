@@ -1,0 +1,161 @@
+"""The heads view's module (mha.views.heads_view), run in Node as the build runs it.
+
+The widget's ES module, as it travels in the widget state (``_esm``: heads_view.mjs with
+mha_views.mjs and view_html.mjs inlined), is imported in Node by
+book/_ext/anywidget_static.mjs, the script that draws first views at build time. Every panel
+it draws, at many settings (every h and d_k offered, seeds other than 0, every word, the
+designed heads, the cost at the Transformer's size), shows exactly the numbers that mha's
+expected_rows/heads/concat/cost compute in torch by another route (PyTorch's SDPA, numel()
+and the FLOP counter). The browser side is tests/browser/test_heads_view.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import pytest
+
+from mha import toy
+from mha.views.anywidgets import esm
+from mha.views.heads_view import heads_view
+from tests.browser import expected
+from tests.test_mask_view import draw
+
+ALL = ("rows", "heads", "concat", "cost")
+# (view arguments, the settings drawn: (source, h, d_k, seed, word))
+CASES = [
+    (
+        {"seed": 0, "show": ALL},
+        [("random", h, k, 0, w) for h, k, w in [(1, 1, 0), (2, 5, 1), (3, 3, 2), (4, 9, 4)]],
+    ),
+    (
+        {"seed": 7, "show": ALL},
+        [("random", h, k, 7, 3) for h, k in itertools.product((1, 4), (2, 9))],
+    ),
+    ({"seed": 123456, "show": ALL}, [("random", 3, 3, 123456, 1), ("random", 4, 7, 123456, 2)]),
+    (
+        {
+            "h_values": (1,),
+            "d_k_values": (1, 3, 9, 27, 81),
+            "h": 1,
+            "d_k": 9,
+            "show": ("rows", "heads"),
+        },
+        [("random", 1, k, 0, 2) for k in (1, 27, 81)],
+    ),
+    (
+        {"sources": ("designed", "random"), "source": "designed", "show": ("rows", "heads")},
+        [("designed", 3, 3, 0, w) for w in range(5)],
+    ),
+]
+
+
+def _states() -> list[tuple[dict, tuple]]:
+    out = []
+    for kwargs, settings in CASES:
+        base = heads_view(**kwargs).get_state()
+        for source, h, d_k, seed, word in settings:
+            out.append(
+                (
+                    {**base, "source": source, "h": h, "d_k": d_k, "seed": seed, "word": word},
+                    (source, h, d_k, seed, word),
+                )
+            )
+    return out
+
+
+def test_the_module_travels_as_one_text_each_module_once():
+    text = esm("heads_view.mjs")
+    assert re.search(r"^\s*import\b|\bfrom\s+[\"']", text, re.M) is None  # no import statement
+    for name in ("function allHeads", "function esc", "function renderView"):
+        assert text.count(f"export {name}(") == 1, name
+
+
+def test_every_panel_shows_mhas_numbers_at_every_setting():
+    states = _states()
+    hook, seen, worst = expected.hook(), set(), 0.0
+    for (state, setting), html in zip(states, draw([s for s, _ in states]), strict=True):
+        views = expected.parse_views(html)
+        names = [a["view"] for a, _ in views]
+        assert names == [
+            p for p in state["panels"] if setting[0] == "random" or p in ("rows", "heads")
+        ]
+        for attrs, cells in views:
+            want = hook(attrs)
+            assert want is not None and cells.keys() == want.keys(), (setting, attrs)
+            assert expected.compare("heads view", attrs, cells, want) == []
+            if attrs["view"] != "cost":
+                worst = max(worst, *(abs(float(cells[k]) - v) for k, v in want.items()))
+            seen.add((attrs["view"], attrs.get("source", "random"), attrs.get("seed")))
+        source, h, d_k, seed, word = setting
+        rows = views[0][0]
+        assert rows == {
+            "view": "rows",
+            "h": str(h),
+            "dk": str(d_k),
+            "word": str(word),
+            "seed": str(seed),
+            "source": source,
+        }
+    assert {
+        ("rows", "random", "7"),
+        ("concat", "random", "123456"),
+        ("heads", "designed", "0"),
+    } <= seen
+    assert worst <= 1e-12, worst
+
+
+def test_the_cost_at_the_transformers_size():
+    base = heads_view(
+        h_values=(1, 2, 4, 8, 16),
+        d_k_values=(32, 64, 128, 256, 512),
+        h=8,
+        d_k=64,
+        show=("cost",),
+        n=512,
+        d_model=512,
+    ).get_state()
+    assert base["random"] == {} and base["X"] == []  # the cost needs no weights
+    states = [{**base, "h": h, "d_k": k} for h, k in [(8, 64), (16, 512), (1, 32)]]
+    hook = expected.hook()
+    for html in draw(states):
+        ((attrs, cells),) = expected.parse_views(html)
+        want = hook(attrs)
+        assert attrs["n"] == "512" and cells.keys() == want.keys()
+        assert expected.compare("cost", attrs, cells, want) == []
+
+
+def test_sliders_announce_their_values_not_positions():
+    state = heads_view(
+        h_values=(1,), d_k_values=(1, 3, 9, 27, 81), h=1, d_k=27, show=("rows",)
+    ).get_state()
+    html = draw([state])[0]
+    (d_k,) = re.findall(r'<input type="range"[^>]*>', html)
+    assert 'value="3"' in d_k and 'aria-valuetext="27"' in d_k and 'max="4"' in d_k
+    assert '<output data-control-value="d_k">27</output>' in html
+    assert "heads h" not in html  # one position: no slider
+    assert html.count("<select") == 1 and "selected>chased</option>" in html
+    assert "<fieldset" in html and " inert" in html  # the first view's controls do nothing
+
+
+def test_words_reach_the_page_as_text():
+    state = {**heads_view(show=ALL).get_state(), "words": ["<b>", "a&b", '"q"', "'", "x"]}
+    state["labels"] = state["words"]
+    html = draw([state])[0]
+    assert "<b>" not in html and "&lt;b&gt;" in html and "a&amp;b" in html
+    assert "&quot;q&quot;" in html and "&#x27;" in html
+
+
+@pytest.mark.parametrize(
+    ("bad", "named"),
+    [({"h": 5}, "h = 5"), ({"show": ("bars",)}, "bars"), ({"sources": ("trained",)}, "trained")],
+)
+def test_bad_arguments_are_named(bad, named):
+    with pytest.raises(ValueError, match=named):
+        heads_view(**bad)
+
+
+def test_the_words_are_the_toy_sentences():
+    state = heads_view().get_state()
+    assert state["words"] == list(toy.SENTENCE) and state["labels"] == list(toy.WORD_LABELS)
