@@ -60,12 +60,17 @@ The views (HTML and widgets that work with a kernel and without one):
       views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not
       views.training   the training-step slider
       views.mask_view  chapter 6's mask view, computed in the browser (an anywidget)
+      views.heads_view  chapters 1, 3 and 4's heads (rows, heads, concat, cost panels),
+                       computed in the browser (an anywidget)
+      views.anywidgets what the anywidget views share: their ES module as one text
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
       views.captions   figure captions in JupyterLab, read from the figure cells' metadata
       views/static/mha_views.mjs  the views' maths in JavaScript (attention, masks, the
                        trained model, cost counts) for the browser and Node; checked against
                        mha and PyTorch by tests/test_js_module.py
+      views/static/view_html.mjs  the HTML pieces the anywidget views share (esc, tables,
+                       bars, labelled range controls)
 
 For make lab:
     lab                the Jupyter server's contents manager: a chapter opens unmodified

@@ -387,6 +387,39 @@ def mask_view_problems(page) -> list[str]:
     return problems
 
 
+HEADS_VIEW = ".jp-OutputArea-output .mha-heads-view"
+HEADS_PANELS = ("rows", "heads", "concat", "cost")
+
+
+def heads_view_problems(page) -> list[str]:
+    """The heads views of chapters 1, 3, 4 (anywidgets, computed in the browser): each shows
+    mha's numbers, and a keyboard move of its first range control changes them, still mha's."""
+    hosts = page.locator(HEADS_VIEW)
+    if hosts.count() == 0:
+        return ["no heads view"]
+    hook, problems = expected.hook(), []
+
+    def check() -> None:
+        for v in harness.visible_views(page):
+            if v["attrs"].get("view") in HEADS_PANELS:
+                attrs = {expected.attr_name("data-" + k): x for k, x in v["attrs"].items()}
+                cells = {c["key"]: c["value"] for c in v["cells"]}
+                problems.extend(expected.compare("lab", attrs, cells, hook(attrs)))
+
+    check()
+    for i in range(hosts.count()):
+        before = hosts.nth(i).inner_text()
+        hosts.nth(i).locator("input[type=range]").first.focus()
+        page.keyboard.press("ArrowRight")  # no view starts at its slider's end
+        page.wait_for_function(
+            f"([i, before]) => document.querySelectorAll('{HEADS_VIEW}')[i].innerText !== before",
+            arg=[i, before],
+            timeout=10_000,
+        )
+    check()
+    return problems
+
+
 @pytest.mark.parametrize("path", CHAPTERS)
 def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
@@ -462,6 +495,8 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             )
         if "mask_view(" in source:
             assert mask_view_problems(page) == [], path
+        if "heads_view(" in source:
+            assert heads_view_problems(page) == [], path
     finally:  # the next chapter starts with no kernel of this one left running
         page.evaluate(
             "() => { const w = window.jupyterapp.shell.currentWidget;"

@@ -1,0 +1,185 @@
+"""The heads views of chapters 1, 3 and 4, computed in the reader's browser (an anywidget).
+
+On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py):
+
+* the page makes no request that leaves the site, logs no error, and every heads view is live
+  (the static first view handed over exactly);
+* the views show before any script runs (JavaScript off), with mha's numbers;
+* moving each control by keyboard (every range control to a neighbour, its end and its start;
+  the word select; the seed box, when the module draws random heads for any seed) changes the
+  numbers, and every number shown equals what ``mha`` computes in torch for the view's data-*
+  attributes (explorer.py's expected_rows/heads/concat, cost.py's expected_cost, through
+  expected.py), in every panel;
+* the controls have visible labels, announce their values (aria-valuetext) and show a focus ring.
+(axe-core runs on every page in test_pages.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from tests.browser import expected, harness
+
+PAGES = {  # page: the panels its heads views show, in order
+    "notebooks/01_one_budget.html": ["rows", "heads"],
+    "notebooks/03_splitting_the_cost.html": ["cost", "cost"],
+    "notebooks/04_putting_heads_back_together.html": ["concat"],
+}
+HOST = ".mha-heads-view"
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
+SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
+PANELS = {"rows", "heads", "concat", "cost"}
+
+
+def _problems(page, rel: str) -> tuple[list[str], list[str]]:
+    """(mismatches between every visible heads panel's numbers and mha's, the panels seen)."""
+    hook, problems, seen = expected.hook(), [], []
+    for v in harness.visible_views(page):
+        if v["attrs"].get("view") not in PANELS:
+            continue
+        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
+        cells = {c["key"]: c["value"] for c in v["cells"]}
+        want = hook(attrs)
+        assert want and cells, f"{attrs}: nothing to compare"
+        missing = want.keys() - cells.keys()
+        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(missing)]
+        problems += expected.compare(rel, attrs, cells, want)
+        seen.append(attrs["view"])
+    return problems, seen
+
+
+@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
+def chapter(request, playwright, base_url, site):
+    """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered;
+    its log of errors; ``left``, the requests that left the site."""
+    rel, scheme = request.param
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left: list[str] = []
+        allowed = SCHEMES_OF_THE_SITE[scheme]
+
+        def route(r):
+            parts = urlsplit(r.request.url)
+            local = parts.scheme != "http" or parts.hostname == "127.0.0.1"
+            if parts.scheme in allowed and local:
+                r.continue_()
+            else:
+                left.append(r.request.url)
+                r.abort("blockedbyclient")
+
+        ctx.route("**/*", route)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.goto(base_url + rel if scheme == "http" else (site / rel).as_uri(), wait_until="load")
+        harness.settle(page)
+        log.requests.wait_quiet(page)
+        yield rel, page, log, left
+
+
+def test_loads_from_the_site_alone_and_renders_live(chapter):
+    rel, page, log, left = chapter
+    assert left == [], f"requests leaving the site: {left}"
+    assert log.problems() == [], "\n".join(log.problems())
+    handover = page.evaluate(
+        f"() => Array.from(document.querySelectorAll('{HOST}'))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
+    )
+    assert handover == ["exact"] * len(handover) and handover, f"handed over by {handover}"
+    problems, seen = _problems(page, rel)
+    assert seen == PAGES[rel] and problems == [], problems[:10]
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_the_views_show_before_scripts_run(playwright, base_url, rel):
+    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        page.goto(base_url + rel, wait_until="load")
+        problems, seen = _problems(page, rel)
+        assert seen == PAGES[rel] and problems == [], problems[:10]
+        n = page.locator(f"{HOST} fieldset").count()
+        inert = page.locator(f"{HOST} fieldset[inert]").count()
+        assert n and inert == n, "static controls not inert"
+
+
+def _attrs(page) -> list[dict]:
+    return page.evaluate(
+        "() => Array.from(document.querySelectorAll('.mha-heads-view .mha-view')).map((v) =>"
+        " Object.fromEntries(Array.from(v.attributes).filter((a) => a.name.startsWith('data-'))"
+        ".map((a) => [a.name.slice(5), a.value])))"
+    )
+
+
+def _press(page, locator, key: str) -> None:
+    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
+    before = page.evaluate(SIGNATURE_JS)
+    locator.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+
+
+def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
+    rel, page, log, left = chapter
+    problems, _ = _problems(page, rel)
+    ranges = page.locator(f"{HOST} input[type=range]")
+    assert ranges.count() >= 1
+    moved = set()
+    for i in range(ranges.count()):
+        r = ranges.nth(i)
+        name, top = r.get_attribute("data-control"), int(r.get_attribute("max"))
+        for key in ("End", "Home", "ArrowRight"):
+            before = _attrs(page)
+            _press(page, r, key)
+            after = _attrs(page)
+            assert after != before, f"{rel}: {key} on {name} left {before}"
+            want = {"End": top, "Home": 0, "ArrowRight": 1}[key]
+            assert r.input_value() == str(want), (name, key, r.input_value())
+            shown = r.get_attribute("aria-valuetext")
+            out = page.locator(f"{HOST} output[data-control-value={name}]").nth(0).inner_text()
+            assert shown == out and any(a.get(name.replace("_", "")) == shown for a in after)
+            problems += _problems(page, rel)[0]
+            moved.add((name, key))
+    select = page.locator(f"{HOST} select[data-control=word]")
+    if select.count():
+        _press(page, select, "ArrowDown")  # chased -> the (2nd)
+        assert _attrs(page)[0]["word"] == "3"
+        before = page.evaluate(SIGNATURE_JS)
+        select.select_option(label="cat")
+        page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+        assert _attrs(page)[0]["word"] == "1"
+        problems += _problems(page, rel)[0]
+    seed = page.locator(f"{HOST} input[data-control=seed]")
+    if seed.count():  # random heads for any seed (mha_views.mjs's randomHeads)
+        for value in ("7", "123456"):
+            before = page.evaluate(SIGNATURE_JS)
+            seed.fill(value)
+            seed.press("Enter")
+            page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+            assert {a.get("seed") for a in _attrs(page) if "seed" in a} == {value}
+            problems += _problems(page, rel)[0]
+    assert problems == [], "\n".join(problems[:20])
+    assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def test_controls_are_named_announce_values_and_show_focus(chapter):
+    rel, page, _, _ = chapter
+    names = {"rows": ["head width d_k", "row of"], "cost": ["heads h", "head width d_k"]}
+    first = PAGES[rel][0]
+    for name in names.get(first, ["heads h", "head width d_k"]):
+        role = "combobox" if name == "row of" else "slider"
+        assert page.get_by_role(role, name=name).count() >= 1, (rel, name)
+    r = page.locator(f"{HOST} input[type=range]").first
+    width = r.evaluate("(e) => e.getBoundingClientRect().width")
+    height = r.evaluate("(e) => e.getBoundingClientRect().height")
+    assert width >= 200 and height >= 24, (width, height)
+    r.focus()
+    page.keyboard.press("ArrowRight")  # a keyboard move: :focus-visible applies
+    ring = page.evaluate(
+        "() => { const e = document.activeElement, s = getComputedStyle(e);"
+        " return [e.getAttribute('aria-valuetext'), e.value, s.outlineStyle,"
+        " parseFloat(s.outlineWidth)]; }"
+    )
+    assert ring[2] == "solid" and ring[3] >= 2, ring
+    assert json.loads(page.evaluate(SIGNATURE_JS)), "no view"
