@@ -12,7 +12,9 @@ and the FLOP counter). The browser side is tests/browser/test_heads_view.py.
 from __future__ import annotations
 
 import itertools
+import json
 import re
+import subprocess
 
 import pytest
 
@@ -159,3 +161,38 @@ def test_bad_arguments_are_named(bad, named):
 def test_the_words_are_the_toy_sentences():
     state = heads_view().get_state()
     assert state["words"] == list(toy.SENTENCE) and state["labels"] == list(toy.WORD_LABELS)
+
+
+CALL = """
+import { readFileSync } from "node:fs";
+const { esm, fn, args } = JSON.parse(readFileSync(0, "utf-8"));
+const mod = await import("data:text/javascript;base64," + Buffer.from(esm).toString("base64"));
+process.stdout.write(JSON.stringify(args.map((a) => mod[fn](...a))));
+"""
+
+
+def call(fn: str, args: list[list]) -> list:
+    """``fn(*a)`` for each ``a`` of ``args``: an export of the heads view's module, in Node."""
+    job = json.dumps({"esm": esm("heads_view.mjs"), "fn": fn, "args": args})
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", CALL], input=job, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_permalinks_read_valid_settings_and_write_the_offered_ones():
+    state = heads_view(
+        h_values=(1,), d_k_values=(1, 3, 9, 27, 81), h=1, d_k=9, show=("rows",), link="heads-2"
+    ).get_state()
+    hashes = [
+        "#heads-2:dk=27,word=4",
+        "#heads-2:dk=5,word=9,h=1,x=3",  # d_k 5 not offered, word 9 out of range
+        "#heads-1:dk=27",  # another view's link
+        "#heads-2:dk=1%2Cword=0",  # an encoded comma
+        "#heads-2:dk=-3,word=",
+    ]
+    got = call("readLink", [[h, state] for h in hashes])
+    assert got == [{"d_k": 27, "word": 4}, {"h": 1}, None, {"d_k": 1, "word": 0}, {}]
+    written = call("linkOf", [[{**state, "d_k": 81, "word": 0}]])
+    assert written == ["#heads-2:dk=81,word=0"]  # h has one position: not in the link

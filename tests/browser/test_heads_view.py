@@ -51,25 +51,31 @@ def _problems(page, rel: str) -> tuple[list[str], list[str]]:
     return problems, seen
 
 
+def _confine(ctx, scheme: str) -> list[str]:
+    """Abort every request of ``ctx`` that leaves the site; returns the list of their URLs."""
+    left: list[str] = []
+    allowed = SCHEMES_OF_THE_SITE[scheme]
+
+    def route(r):
+        parts = urlsplit(r.request.url)
+        local = parts.scheme != "http" or parts.hostname == "127.0.0.1"
+        if parts.scheme in allowed and local:
+            r.continue_()
+        else:
+            left.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    ctx.route("**/*", route)
+    return left
+
+
 @pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
 def chapter(request, playwright, base_url, site):
     """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered;
     its log of errors; ``left``, the requests that left the site."""
     rel, scheme = request.param
     with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left: list[str] = []
-        allowed = SCHEMES_OF_THE_SITE[scheme]
-
-        def route(r):
-            parts = urlsplit(r.request.url)
-            local = parts.scheme != "http" or parts.hostname == "127.0.0.1"
-            if parts.scheme in allowed and local:
-                r.continue_()
-            else:
-                left.append(r.request.url)
-                r.abort("blockedbyclient")
-
-        ctx.route("**/*", route)
+        left = _confine(ctx, scheme)
         page = ctx.new_page()
         log = harness.watch(page)
         page.goto(base_url + rel if scheme == "http" else (site / rel).as_uri(), wait_until="load")
@@ -183,3 +189,29 @@ def test_controls_are_named_announce_values_and_show_focus(chapter):
     )
     assert ring[2] == "solid" and ring[3] >= 2, ring
     assert json.loads(page.evaluate(SIGNATURE_JS)), "no view"
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+    rel = "notebooks/01_one_budget.html"
+    link = "#heads-1:dk=27,word=4"
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = _confine(ctx, scheme)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        url = base_url + rel if scheme == "http" else (site / rel).as_uri()
+        page.goto(url + link, wait_until="load")
+        harness.settle(page)
+        page.wait_for_function(
+            "() => { const v = document.querySelector('.mha-heads-view .mha-view');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.dk === '27'; }",
+            timeout=30_000,
+        )
+        attrs = _attrs(page)
+        assert [(a["view"], a["dk"]) for a in attrs] == [("rows", "27"), ("heads", "27")]
+        assert attrs[0]["word"] == "4"
+        assert _problems(page, rel)[0] == []
+        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        _press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
+        assert page.evaluate("() => location.hash") == "#heads-1:dk=81,word=4"
+        assert log.problems() == [] and left == [], [*log.problems(), *left]

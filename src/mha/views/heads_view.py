@@ -16,6 +16,7 @@ how the site loads the module; book/_ext/static_widgets.py draws its first view 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 
 import anywidget
@@ -28,6 +29,7 @@ from mha.views import anywidgets
 PANELS = ("rows", "heads", "concat", "cost")
 WEIGHT_PANELS = ("rows", "heads", "concat")
 SOURCES = ("designed", "random")
+_NUMBERS = itertools.count(1)  # the views made in this kernel (a page's, in page order)
 
 
 def _weights(W: tuple) -> dict[str, list]:
@@ -45,7 +47,8 @@ class HeadsView(anywidget.AnyWidget):
     random heads of ``random_seed`` (``{d_k: {W_q, W_k, W_v}}``, each ``(max h, d_model,
     d_k)``); the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
     offered ``h_values``, ``d_k_values``, ``sources``, ``panels``; ``n``/``d_model`` the
-    size the cost panel prices."""
+    size the cost panel prices; ``link``, the view's name in the page's URL fragment
+    (``#heads-1:h=4,dk=3,word=4``: a permalink on the site)."""
 
     _esm = traitlets.Unicode(anywidgets.esm("heads_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
@@ -69,6 +72,7 @@ class HeadsView(anywidget.AnyWidget):
     d_k = traitlets.Int(3).tag(sync=True)
     seed = traitlets.Int(0, min=0).tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
+    link = traitlets.Unicode("").tag(sync=True)
 
 
 def heads_view(
@@ -83,6 +87,7 @@ def heads_view(
     d_model: int = toy.D_MODEL,
     sources: Sequence[str] = ("random",),
     source: str | None = None,
+    link: str | None = None,
 ) -> HeadsView:
     """The view over the toy sentence, with :class:`mha.views.explorer.Explorer`'s arguments.
 
@@ -92,6 +97,8 @@ def heads_view(
         show: the panels, any of :data:`PANELS`.
         n, d_model: the size the ``cost`` panel prices (default: the toy sentence's).
         sources: ``"designed"`` and/or ``"random"``; source: the one shown first.
+        link: the view's name in permalinks; default ``heads-N`` for the N-th view made
+            in this kernel (on a page, its N-th heads view).
     """
     if h not in h_values or d_k not in d_k_values:
         raise ValueError(f"start h = {h}, d_k = {d_k} must be among {h_values}, {d_k_values}")
@@ -125,4 +132,5 @@ def heads_view(
         d_k=d_k,
         seed=seed,
         word=word,
+        link=link or f"heads-{next(_NUMBERS)}",
     )

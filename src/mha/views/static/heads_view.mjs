@@ -196,7 +196,78 @@ export function renderView(state, opts = {}) {
   return el("div", { class: "mha-heads-view" }, inner);
 }
 
-const TRAITS = ["X", "words", "labels", "designed", "random", "random_seed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
+// ----------------------------------------------------------------------------- permalinks
+// On the site (not in JupyterLab), the page's URL fragment holds a view's settings, e.g.
+// #heads-1:h=4,dk=3,seed=7,word=4 (the view's `link` trait names it): read once the live view
+// has replaced the static first view, written on every change.
+const LINK_KEYS = { source: "source", h: "h", dk: "d_k", seed: "seed", word: "word" };
+
+function validSetting(state, name, v) {
+  if (name === "source") return state.sources.includes(v);
+  if (name === "h") return state.h_values.includes(v);
+  if (name === "d_k") return state.d_k_values.includes(v);
+  if (name === "word") return Number.isInteger(v) && v >= 0 && v < state.labels.length;
+  return offered(state).seed && Number.isSafeInteger(v) && v >= 0 && v <= SEED_MAX;
+}
+
+/** The settings that the URL fragment `hash` gives the view `state.link`, those valid for
+ * the view only ({} if none; null if the fragment is not about this view). */
+export function readLink(hash, state) {
+  const prefix = `#${state.link}:`;
+  if (!state.link || !hash.startsWith(prefix)) return null;
+  const out = {};
+  for (const part of decodeURIComponent(hash.slice(prefix.length)).split(",")) {
+    const [key, text] = part.split("=");
+    const name = LINK_KEYS[key];
+    const v = name === "source" ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
+    if (name && validSetting(state, name, v)) out[name] = v;
+  }
+  return out;
+}
+
+/** The URL fragment that links to the view at the state's settings (the controls offered). */
+export function linkOf(state) {
+  const on = offered(state);
+  const parts = [];
+  if (on.source) parts.push(`source=${state.source}`);
+  if (on.h) parts.push(`h=${state.h}`);
+  if (on.d_k) parts.push(`dk=${state.d_k}`);
+  if (on.seed) parts.push(`seed=${state.seed}`);
+  if (on.word) parts.push(`word=${state.word}`);
+  return `#${state.link}:${parts.join(",")}`;
+}
+
+/** Calls `then` once `root` is in the page and no static first view stands before it (the
+ * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
+function whenLive(root, then, frames = 1200) {
+  const subarea = root.closest(".widget-subarea");
+  const copy = subarea && subarea.previousElementSibling;
+  if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
+  else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
+}
+
+/** Permalinks for one live view: apply the fragment's settings, then keep it up to date. */
+function linkUp(model, root, state) {
+  if (!state().link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
+  let live = false;
+  whenLive(root, () => {
+    const settings = readLink(location.hash, state());
+    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
+    if (settings && Object.keys(settings).length) model.save_changes();
+    if (settings) root.scrollIntoView({ block: "start" });
+    live = true;
+  });
+  return () => {
+    if (!live) return;
+    try {
+      history.replaceState(history.state, "", linkOf(state()));
+    } catch (e) {
+      // a page where the URL cannot change (a sandboxed frame): the view works without links
+    }
+  };
+}
+
+const TRAITS = ["link", "X", "words", "labels", "designed", "random", "random_seed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
 const SETTINGS = ["source", "h", "d_k", "seed", "word"];
 let views = 0;
 
@@ -256,9 +327,14 @@ function render({ model, el: host }) {
   root.addEventListener("keydown", (e) => {
     if (e.target.matches("input, select")) e.stopPropagation();
   });
-  for (const k of SETTINGS) model.on(`change:${k}`, update);
+  const relink = linkUp(model, root, state);
+  const changed = () => {
+    update();
+    relink();
+  };
+  for (const k of SETTINGS) model.on(`change:${k}`, changed);
   return () => {
-    for (const k of SETTINGS) model.off(`change:${k}`, update);
+    for (const k of SETTINGS) model.off(`change:${k}`, changed);
   };
 }
 
