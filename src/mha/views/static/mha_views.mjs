@@ -546,12 +546,16 @@ const SS_MIX_MULT_R = 0x4973f715;
 
 /** One key as numpy's _int_to_uint32_array: 32-bit words, lowest first; 0 is one word. */
 function uint32Words(key) {
-  const ok = typeof key === "bigint" ? key >= 0n : Number.isSafeInteger(key) && key >= 0;
-  if (!ok) throw new Error(`a seed key must be an integer >= 0 (below 2^53, or a BigInt), got ${String(key)}`);
-  let n = BigInt(key);
-  const words = [Number(n & 0xffffffffn)];
-  for (n >>= 32n; n > 0n; n >>= 32n) words.push(Number(n & 0xffffffffn));
-  return words;
+  if (typeof key === "bigint" && key >= 0n) {
+    const words = [Number(key & 0xffffffffn)];
+    for (let n = key >> 32n; n > 0n; n >>= 32n) words.push(Number(n & 0xffffffffn));
+    return words;
+  }
+  if (!Number.isSafeInteger(key) || key < 0) {
+    throw new Error(`a seed key must be an integer >= 0 (below 2^53, or a BigInt), got ${String(key)}`);
+  }
+  const high = Math.floor(key / 4294967296); // exact: key < 2^53
+  return high ? [key % 4294967296, high] : [key];
 }
 
 /** A hashmix step of SeedSequence; `hash` ({value}) is updated in place, as its hash_const. */
@@ -635,7 +639,8 @@ export class MT19937 {
   /** The next state, in place, as at::mt19937's next_state. */
   nextState() {
     const p = this.state;
-    for (let i = 0; i < MT_N - 1; i++) p[i] = p[(i + MT_M) % MT_N] ^ twist(p[i], p[i + 1]);
+    for (let i = 0; i < MT_N - MT_M; i++) p[i] = p[i + MT_M] ^ twist(p[i], p[i + 1]);
+    for (let i = MT_N - MT_M; i < MT_N - 1; i++) p[i] = p[i + MT_M - MT_N] ^ twist(p[i], p[i + 1]);
     p[MT_N - 1] = p[MT_M - 1] ^ twist(p[MT_N - 1], p[0]);
     this.next = 0;
   }
