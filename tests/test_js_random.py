@@ -13,13 +13,18 @@ PyTorch's C library may differ in the last bit). Node runs the module through
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+
 import numpy as np
 import pytest
 import torch
 
 from mha import toy
-from tests.test_js_module import f64, run_js, values
+from tests.test_js_module import ROOT, f64, run_js, values
 
+JS_MODULE = ROOT / "src" / "mha" / "views" / "static" / "mha_views.mjs"
 TOL = 1e-12  # issue 22: max abs error of the JavaScript random numbers
 SEEDS = [*range(51), 2**31 - 1, 2**32 - 1, 2**32 + 5, 10**12, 2**53 - 1]
 WIDTHS = range(1, 10)  # every h and d_k of the chapters' sliders
@@ -41,6 +46,25 @@ def test_seed_sequence_state_is_numpy_seed_sequence() -> None:
 
 
 # Seeds of the engine: edges of 32 bits, and seeds as mha.seeds.generator makes them.
+def test_keys_may_be_bigints() -> None:
+    """Keys beyond 2^53 travel as BigInts (JSON cannot carry them to run_module.mjs)."""
+    keys = [[10**20, 2**64 - 1, 3], [2**53 + 1, 0], [0, 2**32]]
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("Node.js 20 is needed to test mha_views.mjs: apt-get install nodejs")
+    js = "".join(f"[{', '.join(f'{k}n' for k in key)}]," for key in keys)
+    script = (
+        f"import {{ seedSequenceState }} from {json.dumps(JS_MODULE.as_uri())};"
+        f"console.log(JSON.stringify([{js}].map((k) => seedSequenceState(k, 3))));"
+    )
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    want = [np.random.SeedSequence(k).generate_state(3).tolist() for k in keys]
+    assert json.loads(done.stdout) == want
+
+
 MT_SEEDS = [0, 1, 5489, 2**31 - 1, 2**32 - 1]
 MT_SEEDS += [int(np.random.SeedSequence([s]).generate_state(1)[0]) for s in range(8)]
 

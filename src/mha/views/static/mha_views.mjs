@@ -5,8 +5,9 @@
 //   - scaled dot-product attention, every head at once (src/mha/attention.py);
 //   - the masks the book uses: none, causal, sliding window, padding (chapter 6);
 //   - the trained model's forward pass and its answers (src/mha/training/model.py);
-//   - the cost counts of a layer (src/mha/cost.py).
-// tests/test_js_module.py runs it in Node against mha and PyTorch on the same inputs.
+//   - the cost counts of a layer (src/mha/cost.py);
+//   - the book's random heads for any seed (src/mha/toy.py random_heads, src/mha/seeds.py).
+// tests/test_js_module.py and tests/test_js_random.py run it in Node against mha and PyTorch on the same inputs.
 //
 // Conventions, as in the Python package:
 //   - matrices are plain nested arrays of numbers, row-major: X[i][j] is word i, column j;
