@@ -16,14 +16,20 @@ STAMP  := $(VENV)/.installed
 
 # JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
 LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
+# The Jupyter server's settings (binder/postBuild installs the same file on Binder): the
+# contents manager mha.lab.ContentsManager, so that opening a chapter (.md or .ipynb) does
+# not mark it modified.
+LAB_SERVER := $(VENV)/etc/jupyter/jupyter_server_config.json
 
-$(STAMP): requirements.txt pyproject.toml lab/overrides.json
+$(STAMP): requirements.txt pyproject.toml lab/overrides.json lab/jupyter_server_config.json
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	@mkdir -p $(dir $(LAB_OVERRIDES))
 	cp lab/overrides.json $(LAB_OVERRIDES)
+	@mkdir -p $(dir $(LAB_SERVER))
+	cp lab/jupyter_server_config.json $(LAB_SERVER)
 	@touch $@
 
 # The site serves its own browser assets (book/_ext/offline_assets.py copies them from
@@ -93,14 +99,12 @@ browser-loop: $(STAMP) book
 
 # JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
-# mha.lab.ContentsManager (jupytext's, with the kernel's metadata): opening a chapter does
-# not mark it modified.
+# Its server reads LAB_SERVER (above): opening a chapter does not mark it modified.
 LAB_WORKSPACES := $(VENV)/lab-workspaces
-LAB_CONTENTS := --ServerApp.contents_manager_class=mha.lab.ContentsManager
 
 lab: $(STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
-	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(LAB_CONTENTS) $(if $(filter 0,$(shell id -u)),--allow-root)
+	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The trained models that chapter 5 and the explorer read (mha.training.store): every
 # setting and seed of mha.training.store.GRID, trained again and written byte for byte;

@@ -67,8 +67,9 @@ The views (HTML and widgets that work with a kernel and without one):
       views.text       computed numbers formatted for the prose ({eval} roles)
       views.captions   figure captions in JupyterLab, read from the figure cells' metadata
       views/static/mha_views.mjs  the views' maths in JavaScript (attention, masks, the
-                       trained model, cost counts) for the browser and Node; checked against
-                       mha and PyTorch by tests/test_js_module.py
+                       trained model, cost counts, random heads for any seed) for the browser
+                       and Node; checked against mha, numpy and PyTorch by
+                       tests/test_js_module.py and tests/test_js_random.py
       views/static/view_html.mjs  the HTML pieces the anywidget views share (esc, tables,
                        bars, labelled range controls)
 

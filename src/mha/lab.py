@@ -1,16 +1,20 @@
-"""The Jupyter server of ``make lab``: opening a chapter does not mark it modified.
+"""The Jupyter server of ``make lab`` and Binder: opening a chapter does not mark it modified.
 
 As soon as a notebook's kernel answers, JupyterLab writes two entries of the notebook's
 metadata as the kernel gives them: ``kernelspec`` (its display name is "Python 3
 (ipykernel)") and ``language_info`` (with Python's exact version). A chapter's text file
 (``notebooks/*.md``) holds neither as the kernel gives it (jupytext keeps the header's
-``kernelspec`` as written and never writes ``language_info`` into a text file), so
-JupyterLab marked every chapter modified (●) on opening, before anything ran.
+``kernelspec`` as written and never writes ``language_info`` into a text file), and the
+``.ipynb`` files the site offers and Binder opens (book/_ext/notebook_files.py) hold no
+``language_info``: JupyterLab marked every chapter modified (●) on opening, before anything
+ran.
 
-:class:`ContentsManager` is jupytext's contents manager that hands JupyterLab each text
-notebook with both entries as this server's own Python kernel will report them (read from
+:class:`ContentsManager` is jupytext's contents manager that hands JupyterLab each notebook
+of this server's Python kernel with both entries as that kernel will report them (read from
 the server's kernel spec and from ipykernel, installed in the same environment). The file
-is not changed; saving it writes what jupytext writes anyway.
+is not changed; saving it writes what JupyterLab would have written anyway.
+``lab/jupyter_server_config.json`` selects it; ``make`` installs that file into the venv and
+``binder/postBuild`` into Binder's environment.
 """
 
 from __future__ import annotations
@@ -38,11 +42,11 @@ def _this_python(command: str) -> bool:
 
 
 class ContentsManager(AsyncTextFileContentsManager):
-    """jupytext's contents manager; a text notebook comes with the kernel's metadata."""
+    """jupytext's contents manager; a notebook comes with the kernel's metadata."""
 
     async def get(self, path: str, content: bool = True, type=None, format=None, **kwargs):
         model = await super().get(path, content=content, type=type, format=format, **kwargs)
-        if content and model.get("type") == "notebook" and not path.endswith(".ipynb"):
+        if content and model.get("type") == "notebook":
             self._as_the_kernel_reports(model["content"].metadata)
         return model
 

@@ -1,11 +1,11 @@
 """JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
 
 The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
-notebooks, no news or update checks) is installed into the venv by ``make``, the contents
-manager is ``mha.lab.ContentsManager`` (as the Makefile's ``LAB_CONTENTS``), and the
-workspace ``lab/workspace.json`` opens the intro. The server gets a random token, a
-temporary workspaces folder (the learner's own is left alone) and exposes the app as
-``window.jupyterapp`` so a test can run commands.
+notebooks, no news or update checks) and ``lab/jupyter_server_config.json`` (the contents
+manager ``mha.lab.ContentsManager``) are installed into the venv by ``make`` (and into
+Binder's by ``binder/postBuild``), and the workspace ``lab/workspace.json`` opens the intro.
+The server gets a random token, a temporary workspaces folder (the learner's own is left
+alone) and exposes the app as ``window.jupyterapp`` so a test can run commands.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from tests.browser.harness import ROOT
 JUPYTER = Path(sys.executable).parent / "jupyter"
 OVERRIDES = ROOT / "lab" / "overrides.json"
 WORKSPACE = ROOT / "lab" / "workspace.json"
-CONTENTS_MANAGER = "mha.lab.ContentsManager"  # as `make lab` (the Makefile's LAB_CONTENTS)
+SERVER_CONFIG = ROOT / "lab" / "jupyter_server_config.json"
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,11 @@ def _server_info(runtime: Path) -> dict | None:
         with contextlib.suppress(ValueError):  # (being written)
             return json.loads(info.read_text())
     return None
+
+
+def installed_server_config() -> Path:
+    """Where the venv's Jupyter server reads our settings (``make`` copies ours there)."""
+    return Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
 
 
 def installed_overrides() -> Path:
@@ -90,6 +95,8 @@ def serve_lab(timeout: float = 90.0, root: Path = ROOT, myst: bool = True) -> It
     meanwhile: tests read the repository, they never write it."""
     if installed_overrides().read_text() != OVERRIDES.read_text():
         raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
+    if installed_server_config().read_text() != SERVER_CONFIG.read_text():
+        raise RuntimeError(f"{installed_server_config()} is not {SERVER_CONFIG.name}: run `make`")
     token = secrets.token_hex(16)
     before = _sources()
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:
@@ -119,7 +126,6 @@ def serve_lab(timeout: float = 90.0, root: Path = ROOT, myst: bool = True) -> It
             f"--IdentityProvider.token={token}",
             f"--ServerApp.root_dir={root}",
             "--LabApp.expose_app_in_browser=True",
-            f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}",
             *(["--allow-root"] if os.geteuid() == 0 else []),
         ]
         with log.open("w") as out:
@@ -181,3 +187,35 @@ def open_and_run_all(page, path: str) -> None:
     page.evaluate(
         "() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); return null; }"
     )
+
+
+# The open notebook once its kernel has answered and JupyterLab has written the kernel's
+# language_info and kernel spec into its metadata (it does so on the kernel's first answer):
+# whether it is then marked modified. Waits inside the page, up to ``ms`` milliseconds, and
+# says which step it was waiting for if that time runs out. (An async predicate given to
+# Playwright's wait_for_function returned at once: its Promise counted as true.)
+KERNEL_METADATA_JS = """
+async (ms) => {
+  const deadline = Date.now() + ms;
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 200));
+  const w = window.jupyterapp.shell.currentWidget;
+  await w.sessionContext.ready;
+  let kernel = null;
+  while (!(kernel = w.sessionContext.session && w.sessionContext.session.kernel)) {
+    if (Date.now() > deadline) return {waiting: 'a kernel'};
+    await tick();
+  }
+  const [info, spec] = [await kernel.info, await kernel.spec];
+  const sorted = (x) => (x && typeof x === 'object' && !Array.isArray(x))
+    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])])) : x;
+  const same = (a, b) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
+  const model = w.context.model;
+  const written = () => same(model.getMetadata('language_info'), info.language_info)
+    && model.getMetadata('kernelspec').display_name === spec.display_name;
+  while (!written()) {
+    if (Date.now() > deadline) return {waiting: 'the kernel metadata', dirty: model.dirty};
+    await tick();
+  }
+  return {dirty: model.dirty};
+}
+"""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import json
 import re
 import warnings
 from html.parser import HTMLParser
@@ -39,7 +40,14 @@ from pybtex.database import parse_file
 
 from mha.views.captions import run_first
 from tests.browser import expected, harness
-from tests.browser.lab import CONTENTS_MANAGER, open_and_run_all, open_app, open_chapter, serve_lab
+from tests.browser.lab import (
+    KERNEL_METADATA_JS,
+    SERVER_CONFIG,
+    open_and_run_all,
+    open_app,
+    open_chapter,
+    serve_lab,
+)
 
 CHAPTERS = [
     "book/intro.md",
@@ -505,37 +513,25 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
         )
 
 
-# Once the open notebook's kernel has answered: whether the notebook's metadata holds the
-# kernel's language_info and kernel spec (JupyterLab writes them then), and whether it is
-# marked modified. Null until the kernel has answered and JupyterLab has written them.
-KERNEL_METADATA_JS = """
-async () => {
-  const w = window.jupyterapp.shell.currentWidget;
-  const kernel = w.sessionContext.session && w.sessionContext.session.kernel;
-  if (!kernel) return null;
-  const [info, spec] = [await kernel.info, await kernel.spec];
-  const sorted = (x) => (x && typeof x === 'object' && !Array.isArray(x))
-    ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, sorted(x[k])])) : x;
-  const same = (a, b) => JSON.stringify(sorted(a)) === JSON.stringify(sorted(b));
-  const model = w.context.model;
-  const written = same(model.getMetadata('language_info'), info.language_info)
-    && model.getMetadata('kernelspec').display_name === spec.display_name;
-  return written ? {dirty: model.dirty} : null;
-}
-"""
-
-
-def test_make_lab_starts_the_contents_manager_the_tests_start() -> None:
+def test_make_and_binder_install_the_server_settings_the_tests_use() -> None:
+    """The server of make lab, of Binder and of these tests reads lab/jupyter_server_config.json
+    (serve_lab refuses to start when the venv's copy differs), whose contents manager keeps
+    an opened chapter unmodified (the test below, which passes no other setting)."""
+    config = json.loads(SERVER_CONFIG.read_text(encoding="utf-8"))
+    assert config == {"ServerApp": {"contents_manager_class": "mha.lab.ContentsManager"}}
     makefile = (harness.ROOT / "Makefile").read_text(encoding="utf-8")
-    assert f"--ServerApp.contents_manager_class={CONTENTS_MANAGER}" in makefile
+    assert "cp lab/jupyter_server_config.json $(LAB_SERVER)" in makefile
+    assert "LAB_SERVER := $(VENV)/etc/jupyter/jupyter_server_config.json" in makefile
+    post_build = (harness.ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
+    assert "print(sys.prefix)')/etc/jupyter\"\n" in post_build
+    assert 'cp lab/jupyter_server_config.json "$server/jupyter_server_config.json"' in post_build
 
 
 def test_opening_a_chapter_does_not_mark_it_modified(lab_page) -> None:
     page, path = lab_page, "notebooks/01_one_budget.md"
     open_chapter(page, path)
     try:
-        page.wait_for_function(KERNEL_METADATA_JS, timeout=60_000, polling=500)
-        state = page.evaluate(KERNEL_METADATA_JS)
+        state = page.evaluate(KERNEL_METADATA_JS, 60_000)
         assert state == {"dirty": False}, f"{path} is marked modified after opening: {state}"
     finally:
         page.evaluate(

@@ -36,7 +36,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.browser import harness
-from tests.browser.lab import serve_lab
+from tests.browser.lab import KERNEL_METADATA_JS, serve_lab
 
 NOTEBOOK = harness.SITE / "_notebooks" / "notebooks" / "01_one_budget.ipynb"
 SCREENSHOT = harness.ROOT / "book" / "images" / "plain-notebook-lab.png"
@@ -177,6 +177,16 @@ def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None
     texts = [c["text"] for c in shown]
     assert any(re.match(r"Figure \d+\.", t) for t in texts), "no numbered figure caption"
     assert any(re.search(r"\bExercise \d+\.", t) for t in texts), "no numbered exercise"
+
+
+@pytest.mark.usefixtures("site")
+def test_opening_the_plain_notebook_does_not_mark_it_modified(playwright) -> None:
+    """As Binder opens it (its server reads the same lab/jupyter_server_config.json): the
+    file holds no language_info, which JupyterLab writes as soon as the kernel answers."""
+    assert "language_info" not in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["metadata"]
+    with plain_notebook_page(playwright) as page:
+        state = page.evaluate(KERNEL_METADATA_JS, WAIT_MS)
+    assert state == {"dirty": False}, f"{NOTEBOOK.name} is marked modified after opening: {state}"
 
 
 def main() -> int:

@@ -5,8 +5,9 @@
 //   - scaled dot-product attention, every head at once (src/mha/attention.py);
 //   - the masks the book uses: none, causal, sliding window, padding (chapter 6);
 //   - the trained model's forward pass and its answers (src/mha/training/model.py);
-//   - the cost counts of a layer (src/mha/cost.py).
-// tests/test_js_module.py runs it in Node against mha and PyTorch on the same inputs.
+//   - the cost counts of a layer (src/mha/cost.py);
+//   - the book's random heads for any seed (src/mha/toy.py random_heads, src/mha/seeds.py).
+// tests/test_js_module.py and tests/test_js_random.py run it in Node against mha and PyTorch on the same inputs.
 //
 // Conventions, as in the Python package:
 //   - matrices are plain nested arrays of numbers, row-major: X[i][j] is word i, column j;
@@ -523,4 +524,244 @@ export function layerCost(n, d_model, h, d_k = null, kv_groups = null) {
   const unsafe = Object.keys(c).filter((k) => !Number.isSafeInteger(c[k]));
   if (unsafe.length) throw new Error(`counts beyond 2^53, not exact in float64: ${unsafe}`);
   return c;
+}
+
+// ----------------------------------------------------------------------------- random heads
+//
+// mha.toy.random_heads in JavaScript, number for number, for any seed. Head i is drawn from
+// a torch generator seeded by numpy's SeedSequence([seed, i, d_k, d_model]) (mha.seeds):
+//   1. seedSequenceState: numpy's SeedSequence(keys).generate_state, 32-bit words
+//      (numpy/random/bit_generator.pyx: hashmix, mix, mix_entropy, generate_state);
+//   2. MT19937: torch's CPU engine after manual_seed (aten/src/ATen/core/MT19937RNGEngine.h);
+//   3. randn: torch's float64 randn on CPU (aten/src/ATen/native/cpu/DistributionTemplates.h:
+//      normal_fill in blocks of 16 for >= 16 numbers, else normal_distribution).
+// 32-bit arithmetic is done with Math.imul and >>> 0, so no BigInt is needed on the way.
+
+const SS_POOL_SIZE = 4;
+const SS_INIT_A = 0x43b0d7e5;
+const SS_MULT_A = 0x931e8875;
+const SS_INIT_B = 0x8b51f9dd;
+const SS_MULT_B = 0x58f38ded;
+const SS_MIX_MULT_L = 0xca01f9dd;
+const SS_MIX_MULT_R = 0x4973f715;
+
+/** One key as numpy's _int_to_uint32_array: 32-bit words, lowest first; 0 is one word. */
+function uint32Words(key) {
+  if (typeof key === "bigint" && key >= 0n) {
+    const words = [Number(key & 0xffffffffn)];
+    for (let n = key >> 32n; n > 0n; n >>= 32n) words.push(Number(n & 0xffffffffn));
+    return words;
+  }
+  if (!Number.isSafeInteger(key) || key < 0) {
+    throw new Error(`a seed key must be an integer >= 0 (below 2^53, or a BigInt), got ${String(key)}`);
+  }
+  const high = Math.floor(key / 4294967296); // exact: key < 2^53
+  return high ? [key % 4294967296, high] : [key];
+}
+
+/** A hashmix step of SeedSequence; `hash` ({value}) is updated in place, as its hash_const. */
+function hashmix(value, hash) {
+  value = (value ^ hash.value) >>> 0;
+  hash.value = Math.imul(hash.value, SS_MULT_A) >>> 0;
+  value = Math.imul(value, hash.value) >>> 0;
+  return (value ^ (value >>> 16)) >>> 0;
+}
+
+function mix(x, y) {
+  const r = (Math.imul(SS_MIX_MULT_L, x) - Math.imul(SS_MIX_MULT_R, y)) >>> 0;
+  return (r ^ (r >>> 16)) >>> 0;
+}
+
+/** SeedSequence.mix_entropy into a fresh pool of 4 words. */
+function entropyPool(entropy) {
+  const hash = { value: SS_INIT_A };
+  const pool = Array.from({ length: SS_POOL_SIZE }, (_, i) => hashmix(entropy[i] ?? 0, hash));
+  for (let src = 0; src < SS_POOL_SIZE; src++) {
+    for (let dst = 0; dst < SS_POOL_SIZE; dst++) {
+      if (src !== dst) pool[dst] = mix(pool[dst], hashmix(pool[src], hash));
+    }
+  }
+  for (let src = SS_POOL_SIZE; src < entropy.length; src++) {
+    for (let dst = 0; dst < SS_POOL_SIZE; dst++) pool[dst] = mix(pool[dst], hashmix(entropy[src], hash));
+  }
+  return pool; // (4,)
+}
+
+/**
+ * numpy's np.random.SeedSequence(keys).generate_state(nWords): the words that seed a generator.
+ * mha.seeds.generator(*keys) seeds torch with the first of them.
+ * @param {(number|bigint)[]} keys (k,), k >= 1, integers >= 0; each becomes one 32-bit word,
+ *   or more, lowest first, when it is 2^32 or larger (as numpy does)
+ * @param {number} [nWords] how many words
+ * @returns {number[]} (nWords,) unsigned 32-bit integers
+ */
+export function seedSequenceState(keys, nWords = 1) {
+  if (!Array.isArray(keys) || keys.length === 0) {
+    throw new Error(`keys must be a non-empty array of integers, got ${String(keys)}`);
+  }
+  checkInt("nWords", nWords);
+  const pool = entropyPool(keys.flatMap(uint32Words)); // (4,)
+  let hash = SS_INIT_B;
+  return Array.from({ length: nWords }, (_, i) => {
+    let v = (pool[i % SS_POOL_SIZE] ^ hash) >>> 0;
+    hash = Math.imul(hash, SS_MULT_B) >>> 0;
+    v = Math.imul(v, hash) >>> 0;
+    return (v ^ (v >>> 16)) >>> 0;
+  });
+}
+
+const MT_N = 624;
+const MT_M = 397;
+const MT_MATRIX_A = 0x9908b0df;
+
+/** MT19937's twist of the words u, v (torch's twist(u, v): mix_bits, shift, MATRIX_A). */
+function twist(u, v) {
+  return (((u & 0x80000000) | (v & 0x7fffffff)) >>> 1) ^ (v & 1 ? MT_MATRIX_A : 0);
+}
+
+/**
+ * torch's CPU Mersenne Twister (at::mt19937) as torch.Generator().manual_seed(seed) leaves it:
+ * the state is initialised from the seed's low 32 bits (init_genrand), and the first draw
+ * twists the whole state. random() is the generator's random(), random64() its random64().
+ */
+export class MT19937 {
+  /** @param {number|bigint} seed an integer >= 0 (below 2^53, or a BigInt) */
+  constructor(seed) {
+    const state = new Uint32Array(MT_N);
+    state[0] = uint32Words(seed)[0];
+    for (let j = 1; j < MT_N; j++) {
+      const s = state[j - 1];
+      state[j] = Math.imul(1812433253, s ^ (s >>> 30)) + j;
+    }
+    this.state = state;
+    this.next = MT_N; // as torch's left_ = 1: the first draw calls nextState
+  }
+
+  /** The next state, in place, as at::mt19937's next_state. */
+  nextState() {
+    const p = this.state;
+    for (let i = 0; i < MT_N - MT_M; i++) p[i] = p[i + MT_M] ^ twist(p[i], p[i + 1]);
+    for (let i = MT_N - MT_M; i < MT_N - 1; i++) p[i] = p[i + MT_M - MT_N] ^ twist(p[i], p[i + 1]);
+    p[MT_N - 1] = p[MT_M - 1] ^ twist(p[MT_N - 1], p[0]);
+    this.next = 0;
+  }
+
+  /** @returns {number} the next unsigned 32-bit draw, tempered */
+  random() {
+    if (this.next === MT_N) this.nextState();
+    let y = this.state[this.next++];
+    y ^= y >>> 11;
+    y ^= (y << 7) & 0x9d2c5680;
+    y ^= (y << 15) & 0xefc60000;
+    y ^= y >>> 18;
+    return y >>> 0;
+  }
+
+  /** @returns {bigint} two draws as one 64-bit integer, the first one high (make64BitsFrom32Bits) */
+  random64() {
+    const hi = BigInt(this.random());
+    return (hi << 32n) | BigInt(this.random());
+  }
+
+  /**
+   * A float64 uniform on [0, 1) as at::uniform_real_distribution<double>(0, 1): the low 53
+   * bits of random64() times 2^-53, computed exactly without BigInt.
+   * @returns {number}
+   */
+  uniform() {
+    const hi = this.random() & 0x1fffff; // bits 32..52 of random64()
+    return (hi * 4294967296 + this.random()) / 9007199254740992;
+  }
+}
+
+/** torch's normal_fill_16 on data[at..at+16): Box-Muller on (data[j], data[j + 8]), std 1. */
+function normalFill16(data, at) {
+  for (let j = at; j < at + 8; j++) {
+    const radius = Math.sqrt(-2 * Math.log(1 - data[j]));
+    const theta = 2 * Math.PI * data[j + 8];
+    data[j] = radius * Math.cos(theta);
+    data[j + 8] = radius * Math.sin(theta);
+  }
+}
+
+/** torch's normal_fill (size >= 16): uniforms, blocks of 16, and a redrawn last block. */
+function normalFill(mt, size) {
+  const data = new Float64Array(size);
+  for (let i = 0; i < size; i++) data[i] = mt.uniform();
+  for (let i = 0; i + 16 <= size; i += 16) normalFill16(data, i);
+  if (size % 16) {
+    for (let i = size - 16; i < size; i++) data[i] = mt.uniform(); // overwrites a done tail
+    normalFill16(data, size - 16);
+  }
+  return data; // (size,)
+}
+
+/** torch's normal_distribution<double> (size < 16): a pair per two draws, sin kept for next. */
+function normalPairs(mt, size) {
+  const data = new Float64Array(size);
+  for (let i = 0; i < size; i += 2) {
+    const u1 = mt.uniform();
+    const u2 = mt.uniform();
+    const r = Math.sqrt(-2 * Math.log1p(-u2));
+    const theta = 2 * Math.PI * u1;
+    data[i] = r * Math.cos(theta);
+    if (i + 1 < size) data[i + 1] = r * Math.sin(theta);
+  }
+  return data; // (size,)
+}
+
+function nest(flat, shape, at = 0) {
+  if (shape.length === 1) return Array.from(flat.subarray(at, at + shape[0]));
+  const step = shape.slice(1).reduce((a, b) => a * b, 1);
+  return Array.from({ length: shape[0] }, (_, i) => nest(flat, shape.slice(1), at + i * step));
+}
+
+/**
+ * torch.randn(*shape, generator=torch.Generator().manual_seed(seed), dtype=torch.float64) on
+ * CPU, in torch's (row-major) order: standard normal numbers.
+ * @param {number[]} shape (rank,), rank >= 1, every length >= 1
+ * @param {number|bigint} seed the generator's seed, an integer >= 0
+ * @returns {Array} a nested array of that shape
+ */
+export function randn(shape, seed) {
+  if (!Array.isArray(shape) || shape.length === 0) {
+    throw new Error(`shape must be a non-empty array of lengths, got ${String(shape)}`);
+  }
+  shape.forEach((n, i) => checkInt(`shape[${i}]`, n));
+  const size = shape.reduce((a, b) => a * b, 1);
+  checkInt("the number of entries", size);
+  const mt = new MT19937(seed);
+  return nest(size >= 16 ? normalFill(mt, size) : normalPairs(mt, size), shape);
+}
+
+/**
+ * Random heads as mha.toy.random_heads(h, d_k, seed, d_model), entries scale * N(0, 1):
+ * head i is scale * randn([3, d_model, d_k], seedSequenceState([seed, i, d_k, d_model])[0]),
+ * its W_q, W_k, W_v in that order; so randomHeads(4, 3, ...) starts with the heads of
+ * randomHeads(3, 3, ...).
+ * @param {number} h number of heads
+ * @param {number|null} d_k width of each head; null: d_model / h, which must be whole
+ * @param {number|bigint} seed an integer >= 0
+ * @param {number} d_model width of the word vectors
+ * @param {number} scale the entries' standard deviation (the Python side's toy.RANDOM_SCALE)
+ * @returns {{W_q: number[][][], W_k: number[][][], W_v: number[][][]}} each (h, d_model, d_k)
+ */
+export function randomHeads(h, d_k, seed, d_model, scale) {
+  checkInt("h", h);
+  checkInt("d_model", d_model);
+  if (d_k == null) {
+    if (d_model % h) throw new Error(`cannot split d_model = ${d_model} into h = ${h} equal heads`);
+    d_k = d_model / h;
+  }
+  checkInt("d_k", d_k);
+  if (typeof scale !== "number" || !Number.isFinite(scale)) {
+    throw new Error(`scale must be a finite number, got ${String(scale)}`);
+  }
+  const heads = Array.from({ length: h }, (_, i) => {
+    const [s] = seedSequenceState([seed, i, d_k, d_model]);
+    const w = randn([3, d_model, d_k], s); // (3, d_model, d_k)
+    return w.map((W) => W.map((row) => row.map((v) => scale * v))); // (3, d_model, d_k)
+  }); // (h, 3, d_model, d_k)
+  const role = (r) => heads.map((w) => w[r]); // (h, d_model, d_k)
+  return { W_q: role(0), W_k: role(1), W_v: role(2) };
 }
