@@ -9,9 +9,11 @@ only sends the inputs (the sentence, weights, colours) as traits. Each panel kee
 ``data-*`` contract, so :mod:`mha.views.explorer`'s ``expected_rows``/``heads``/``concat`` and
 :mod:`mha.views.cost`'s ``expected_cost`` recompute its numbers in torch.
 
-Random heads travel as weights: for the seed shown, the first ``max(h_values)`` heads at
-every ``d_k`` offered (head ``i`` does not depend on ``h``). book/_ext/widget_loader.py says
-how the site loads the module; book/_ext/static_widgets.py draws its first view in Node.
+Random heads do not travel: the module draws them for any seed exactly as
+:func:`mha.toy.random_heads` does (``randomHeads`` in mha_views.mjs, with ``toy.RANDOM_SCALE``
+sent as a trait; tests/test_js_random.py checks it bit for bit against numpy and PyTorch).
+book/_ext/widget_loader.py says how the site loads the module; book/_ext/static_widgets.py
+draws its first view in Node.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ _NUMBERS = itertools.count(1)  # the views made in this kernel (a page's, in pag
 
 
 def _weights(W: tuple) -> dict[str, list]:
-    W_q, W_k, W_v = W  # (h, d_model, d_k) each
+    W_q, W_k, W_v = W  # (3, d_model, 3) each
     return {"W_q": W_q.tolist(), "W_k": W_k.tolist(), "W_v": W_v.tolist()}
 
 
@@ -43,9 +45,9 @@ def _tints() -> list[list[str]]:
 
 
 class HeadsView(anywidget.AnyWidget):
-    """The heads view. Inputs: X ``(n, d_model)`` and its words; the designed heads and the
-    random heads of ``random_seed`` (``{d_k: {W_q, W_k, W_v}}``, each ``(max h, d_model,
-    d_k)``); the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
+    """The heads view. Inputs: X ``(n, d_model)`` and its words; the designed heads
+    (``{W_q, W_k, W_v}``, each ``(3, d_model, 3)``); ``scale``, the random heads' standard
+    deviation; the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
     offered ``h_values``, ``d_k_values``, ``sources``, ``panels``; ``n``/``d_model`` the
     size the cost panel prices; ``link``, the view's name in the page's URL fragment
     (``#heads-1:h=4,dk=3,word=4``: a permalink on the site)."""
@@ -55,8 +57,6 @@ class HeadsView(anywidget.AnyWidget):
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     designed = traitlets.Dict().tag(sync=True)
-    random = traitlets.Dict().tag(sync=True)
-    random_seed = traitlets.Int(0).tag(sync=True)
     scale = traitlets.Float(toy.RANDOM_SCALE).tag(sync=True)
     palette = traitlets.List().tag(sync=True)
     head_tints = traitlets.List().tag(sync=True)
@@ -108,16 +108,11 @@ def heads_view(
     if not set(sources) <= set(SOURCES) or source not in sources:
         raise ValueError(f"sources {list(sources)}, source {source}: choose from {list(SOURCES)}")
     weights = any(p in WEIGHT_PANELS for p in show)
-    random = {}
-    if weights and "random" in sources:
-        random = {str(k): _weights(toy.random_heads(max(h_values), k, seed)) for k in d_k_values}
     return HeadsView(
         X=toy.X.tolist() if weights else [],  # (5, 9)
         words=list(toy.SENTENCE),
         labels=list(toy.WORD_LABELS),
         designed=_weights(toy.designed_heads()) if "designed" in sources and weights else {},
-        random=random,
-        random_seed=seed,
         palette=anywidgets.palette(),
         head_tints=_tints(),
         view_css=anywidgets.view_css(),

@@ -22,13 +22,13 @@
 // Each number shown carries data-key and data-value; mha's expected_rows/heads/concat/cost
 // recompute them in torch from the root's data-* attributes.
 
-import { allHeads, concatHeads, layerCost } from "./mha_views.mjs";
+import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
 import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
 const DESIGNED_PANELS = ["rows", "heads"]; // the designed heads have no h or d_k to price
-export const SEED_MAX = 2 ** 32 - 1;
+export const SEED_MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1: every seed a number holds exactly
 
 const COST_ROWS = [
   ["params_without_out", "parameters in W^Q, W^K, W^V"],
@@ -42,22 +42,11 @@ const CSS = `${CONTROL_CSS}
 .mha-heads-view .mha-heads-out{display:flex;flex-direction:column;gap:8px}
 `;
 
-/** Whether this module can draw random heads for any seed (mha_views.mjs's randomHeads). */
-function seedable() {
-  return typeof randomHeads === "function"; // eslint-disable-line no-undef
-}
-
-/** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting. */
+/** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting: the
+ * designed heads, or random heads drawn as mha.toy.random_heads(h, d_k, seed) draws them. */
 export function headsOf(state) {
   if (state.source === "designed") return state.designed;
-  const d_model = state.X[0].length;
-  if (seedable()) return randomHeads(state.h, state.d_k, state.seed, d_model, state.scale); // eslint-disable-line no-undef
-  const stored = state.random[String(state.d_k)];
-  if (state.seed !== state.random_seed || stored == null || stored.W_q.length < state.h) {
-    throw new Error(`no weights for h = ${state.h}, d_k = ${state.d_k}, seed = ${state.seed}`);
-  }
-  const first = (W) => W.slice(0, state.h); // (h, d_model, d_k)
-  return { W_q: first(stored.W_q), W_k: first(stored.W_k), W_v: first(stored.W_v) };
+  return randomHeads(state.h, state.d_k, state.seed, state.X[0].length, state.scale);
 }
 
 /** The heads on the sentence: weights (h, n, n) and outputs H (h, n, d_k), by mha_views.mjs. */
@@ -155,7 +144,7 @@ export function offered(state) {
     source: state.sources.length > 1,
     h: state.h_values.length > 1,
     d_k: state.d_k_values.length > 1,
-    seed: weights && state.sources.includes("random") && seedable(),
+    seed: weights && state.sources.includes("random"),
     word: state.panels.includes("rows"),
   };
 }
@@ -267,7 +256,7 @@ function linkUp(model, root, state) {
   };
 }
 
-const TRAITS = ["link", "X", "words", "labels", "designed", "random", "random_seed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
+const TRAITS = ["link", "X", "words", "labels", "designed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
 const SETTINGS = ["source", "h", "d_k", "seed", "word"];
 let views = 0;
 

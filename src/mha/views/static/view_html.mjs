@@ -3,7 +3,7 @@
 //
 // The views' contract (as src/mha/views/html.py's): one root <div class="mha-view"
 // data-view=NAME data-...> per view, naming every parameter, and every number shown carries
-// data-key and data-value (the full float, for the tests). Every string that reaches the HTML
+// data-key and data-value (12 significant digits, for the tests). Every string that reaches the HTML
 // goes through esc(), text and attribute values alike: el() escapes every attribute value.
 // mha.views.anywidgets.esm inlines this module into each view's _esm, in place of the view's
 // import line (one module, as text; the names here are shared by every view that imports it).
@@ -44,9 +44,17 @@ export function weightColour(w, palette) {
   return palette[Math.min(i, palette.length - 1)];
 }
 
-/** A number shown rounded to `digits` decimals, carrying its full value. */
+/** A number's data-value: 12 significant digits. The first view is drawn in Node and the
+ * live one in the reader's browser, whose Math.sin/cos/log may differ in the last bit or two
+ * (V8 builds differ; randomHeads' Box-Muller uses them): 12 digits hide that difference, so
+ * both show the same data-value, within 5e-13 (relative) of the float. */
+export function dataValue(v) {
+  return String(Number(v.toPrecision(12)));
+}
+
+/** A number shown rounded to `digits` decimals, carrying its value (dataValue). */
 export function numberHtml(key, v, digits = 2) {
-  return el("span", { "data-key": key, "data-value": String(v) }, esc(v.toFixed(digits)));
+  return el("span", { "data-key": key, "data-value": dataValue(v) }, esc(v.toFixed(digits)));
 }
 
 /** An integer count shown with thousands separators (as Python's f"{v:,}"). */
@@ -62,7 +70,7 @@ export function thousands(v) {
 /** A table cell coloured by weight w in the palette, or by `colours` ([background, text]). */
 export function cellHtml(key, w, palette, colours = null) {
   const [bg, fg] = colours ?? weightColour(w, palette);
-  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": String(w) }, esc(w.toFixed(2)));
+  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) }, esc(w.toFixed(2)));
 }
 
 /** A weight table (n_q, n_k): rows are query words, columns key words; cell [i][j] has
