@@ -197,13 +197,11 @@ def bench_live() -> dict[str, Any]:
                 slider.value = value  # observe() switches every panel's stack
                 steps.append(1e3 * (time.perf_counter() - t0))
     recompute: list[float] = []
-    n, d_model = len(mha.toy.SENTENCE), mha.toy.D_MODEL
     for h in e.h_slider.options:
         for d_k in e.d_k_slider.options:
             t0 = time.perf_counter()
             explorer.rows_html(h, d_k, mha.toy.CHASED)
             explorer.heads_html(h, d_k)
-            explorer.cost_html(n, d_model, h, d_k)
             recompute.append(1e3 * (time.perf_counter() - t0))
     steps.sort()
     return {

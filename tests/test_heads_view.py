@@ -206,3 +206,16 @@ def test_permalinks_read_valid_settings_and_write_the_offered_ones():
     assert got == [{"d_k": 27, "word": 4}, {"h": 1}, None, {"d_k": 1, "word": 0}, {}]
     written = call("linkOf", [[{**state, "d_k": 81, "word": 0}]])
     assert written == ["#heads-2:dk=81,seed=0,word=0"]  # h has one position: not in the link
+
+
+def test_concat_rows_tell_the_two_thes_apart_and_numbers_read_on_their_tints():
+    from mha.style import contrast
+
+    html = draw(
+        [heads_view(h_values=(4,), d_k_values=(9,), h=4, d_k=9, show=("concat",)).get_state()]
+    )[0]
+    labels = re.findall(r'<th scope="row">([^<]*)</th>', html)
+    assert labels == ["the (1st)", "cat", "chased", "the (2nd)", "mouse"]
+    cells = re.findall(r'style="background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})" data-key', html)
+    assert len(cells) == 5 * 4 * 9
+    assert all(contrast(fg, bg) >= 4.5 for bg, fg in cells)  # WCAG AA

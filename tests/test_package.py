@@ -117,7 +117,16 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     """A word with markup in it reaches every kind of view as text, never as markup."""
     for m in pkgutil.iter_modules(importlib.import_module("mha.views").__path__):
         importlib.import_module(f"mha.views.{m.name}")
-    from mha.views import budget, explorer, grouped, mask_view, scaling, trained, training
+    from mha.views import (
+        budget,
+        explorer,
+        grouped,
+        heads_view,
+        mask_view,
+        scaling,
+        trained,
+        training,
+    )
     from tests.test_mask_view import HEADS, draw
 
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
@@ -129,8 +138,6 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     made = {
         "heads": explorer.heads_html(2, 3),
         "rows": explorer.rows_html(2, 3, toy.CHASED),
-        "concat": explorer.concat_html(2, 3),
-        "cost": explorer.cost_html(5, 9, 3, 3),
         "grouped-cost": grouped.grouped_cost_html(5, 9, 3, 1),
         "budget": budget.budget_html(1.0),
         "scaling": scaling.scaling_html(16, False),
@@ -141,6 +148,9 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     # The mask view is drawn by its JavaScript module (in Node, as the build draws first views).
     state = mask_view.chapter6_mask_view(HEADS).get_state()
     made["mask"] = draw([{**state, "words": [NASTY, *toy.SENTENCE[1:]]}])[0]
+    # So are the concat and cost panels (mha.views.heads_view); the view reads toy's words.
+    for name in ("concat", "cost"):
+        made[name] = draw([heads_view.heads_view(show=(name,)).get_state()])[0]
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
     for name, html in made.items():
         assert f'data-view="{name}"' in html

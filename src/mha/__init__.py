@@ -51,8 +51,9 @@ The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the view root element, numbers tests can read, tables and bars
       views.switch     precomputed views switched by controls; expected values by view type
-      views.explorer   the h / d_k explorer over the toy sentence, with a source picker
-      views.cost       the explorer's cost panel: parameters and multiply-adds
+      views.explorer   chapter 2's h / d_k explorer over the toy sentence, with a source
+                       picker; the rows/heads/concat panels' expected values
+      views.cost       the cost panel's expected values: parameters and multiply-adds
       views.trained    views of trained heads: rows for a word of a sentence, metrics
       views.trained_panel  the trained-heads panel: setting, seed, sentence, word, text box
       views.grouped    the key/value-groups slider: what sharing keys and values saves

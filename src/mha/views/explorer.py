@@ -1,23 +1,22 @@
-"""The explorer: sliders for ``h`` and ``d_k``, and a word picker, over the toy sentence.
+"""The explorer of chapter 2: sliders for ``h`` and ``d_k``, and a word picker, over the toy
+sentence, with a source picker for designed, random and trained heads.
 
-One widget for every page that lets the reader change the number or the
-width of the heads. Panels, any of:
+Panels, any of:
 
 * ``rows``: every head's row for one chosen word, as bars;
-* ``heads``: every head's full ``n x n`` weight table;
-* ``concat``: the heads' outputs side by side, before ``W^O``;
-* ``cost``: the layer's parameters and multiply-adds next to one full-width head,
-  at the toy size or at any ``(n, d_model)``.
+* ``heads``: every head's full ``n x n`` weight table.
 
 The heads are :func:`mha.toy.random_heads` with a fixed seed: untrained heads,
 so what they show is the *shape* of the result (one row per head, each summing
 to one), not what any head means. A source picker can add the hand-written heads of
 :func:`mha.toy.designed_heads` and the trained heads of :mod:`mha.views.trained`.
-The cost panel's views live in :mod:`mha.views.cost`. Every view is precomputed (see
-:mod:`mha.views.switch`), so the same numbers appear with a kernel or without.
-Each view type's expected values are recomputed by another route than the one
-that drew it: PyTorch's ``scaled_dot_product_attention`` for weights and
-outputs, and FLOPs counted by PyTorch on real calls for costs.
+Every view is precomputed (see :mod:`mha.views.switch`), so the same numbers appear
+with a kernel or without. Chapters 1, 3 and 4 use :mod:`mha.views.heads_view`, computed
+in the browser, which draws these panels and ``concat`` and ``cost`` (the heads side by
+side; a layer's counts). This module keeps every panel type's expected values, recomputed
+by another route than the one that drew it: PyTorch's ``scaled_dot_product_attention``
+for weights and outputs (the cost's, by FLOPs counted by PyTorch, are in
+:mod:`mha.views.cost`).
 """
 
 from __future__ import annotations
@@ -31,10 +30,7 @@ from torch.nn.functional import scaled_dot_product_attention
 
 from mha import toy
 from mha.attention import all_heads
-from mha.concat import concat_of_heads
-from mha.style import head_colour, tint
-from mha.views.cost import cost_html
-from mha.views.html import bars, cell, count, esc, head_box, heatmap, note, number, view
+from mha.views.html import bars, head_box, heatmap, number, view
 from mha.views.switch import choose, panel, register_expected, slider, switch
 from mha.views.trained_panel import TrainedPanel
 
@@ -106,40 +102,10 @@ def expected_rows(
     return out
 
 
-def concat_html(h: int, d_k: int, seed: int = 0) -> str:
-    """The concatenated heads ``(5, h*d_k)`` as a table, each head's columns tinted its colour."""
-    c = concat_of_heads(h, d_k, seed)  # (5, h*d_k)
-    tints = [tint(head_colour(i)) for i in range(h)]
-    top = "".join(
-        f'<th scope="col" colspan="{d_k}" style="background:{tints[i]}">head {i + 1}</th>'
-        for i in range(h)
-    )
-    cols = "".join(
-        f'<th scope="col" style="background:{tints[j // d_k]}">{j + 1}</th>' for j in range(h * d_k)
-    )
-    body = "".join(
-        f'<tr><th scope="row">{esc(word)}</th>'
-        + "".join(cell(f"c{r}-{j}", float(c[r, j]), tints[j // d_k]) for j in range(h * d_k))
-        + "</tr>"
-        for r, word in enumerate(toy.WORD_LABELS)
-    )
-    width = h * d_k
-    verdict = (
-        "the words leave at the width they arrived at"
-        if width == toy.D_MODEL
-        else f"W^O must map {width} columns back to d_model = {toy.D_MODEL}"
-    )
-    table = (
-        f'<table class="mha-heat"><thead><tr><td></td>{top}</tr><tr><th scope="col">column</th>'
-        f"{cols}</tr></thead><tbody>{body}</tbody></table>"
-    )
-    text = note(f"concat is 5 × {count('width', width)} (h·d_k = {h} × {d_k}): {esc(verdict)}.")
-    return view("concat", text + table, h=h, d_k=d_k, seed=seed)
-
-
 @register_expected("concat")
 def expected_concat(h: str, dk: str, seed: str) -> dict[str, float]:
-    """Numbers a ``concat`` view shows: PyTorch's per-head outputs joined by ``torch.cat``."""
+    """Numbers a ``concat`` view (mha.views.heads_view) shows: PyTorch's per-head outputs
+    joined by ``torch.cat``."""
     _, outs = _torch_heads(int(h), int(dk), int(seed))  # (h, 5, d_k)
     c = torch.cat(list(outs), dim=-1)  # (5, h*d_k)
     out = {f"c{r}-{j}": float(c[r, j]) for r in range(c.shape[0]) for j in range(c.shape[1])}
@@ -167,8 +133,7 @@ class Explorer(widgets.VBox):
         d_k_values: the positions of the ``d_k`` slider.
         h, d_k, word: the starting position (``word`` is an index into the sentence).
         seed: the seed of :func:`mha.toy.random_heads`.
-        show: which panels to show, any of ``"rows"``, ``"heads"``, ``"concat"``, ``"cost"``.
-        n, d_model: the size the ``cost`` panel prices (default: the toy sentence's).
+        show: which panels to show, any of ``"rows"``, ``"heads"``.
         sources: which heads to offer, any of ``"designed"`` (the three hand-written heads
             of :func:`mha.toy.designed_heads`: rows and heads panels), ``"random"`` (the
             sliders above) and ``"trained"`` (:class:`mha.views.trained.TrainedPanel`, the
@@ -189,9 +154,7 @@ class Explorer(widgets.VBox):
         d_k: int = 3,
         word: int = toy.CHASED,
         seed: int = 0,
-        show: Sequence[str] = ("rows", "heads", "cost"),
-        n: int = len(toy.SENTENCE),
-        d_model: int = toy.D_MODEL,
+        show: Sequence[str] = ("rows", "heads"),
         sources: Sequence[str] = ("random",),
         source: str | None = None,
     ) -> None:
@@ -211,8 +174,6 @@ class Explorer(widgets.VBox):
                 lambda k: rows_html(hv[k[0]], dv[k[1]], k[2], seed),
             ),
             "heads": (hd, lambda k: heads_html(hv[k[0]], dv[k[1]], seed)),
-            "concat": (hd, lambda k: concat_html(hv[k[0]], dv[k[1]], seed)),
-            "cost": (hd, lambda k: cost_html(n, d_model, hv[k[0]], dv[k[1]])),
         }
         unknown = set(show) - set(makers)
         if unknown:
