@@ -194,7 +194,7 @@ def test_controls_are_named_announce_values_and_show_focus(chapter):
 @pytest.mark.parametrize("scheme", ["http", "file"])
 def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
     rel = "notebooks/01_one_budget.html"
-    link = "#heads-1:dk=27,word=4"
+    link = "#heads-1:dk=27,seed=7,word=4"
     with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
         left = _confine(ctx, scheme)
         page = ctx.new_page()
@@ -209,9 +209,9 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         )
         attrs = _attrs(page)
         assert [(a["view"], a["dk"]) for a in attrs] == [("rows", "27"), ("heads", "27")]
-        assert attrs[0]["word"] == "4"
+        assert attrs[0]["word"] == "4" and {a["seed"] for a in attrs} == {"7"}
         assert _problems(page, rel)[0] == []
         assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
         _press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
-        assert page.evaluate("() => location.hash") == "#heads-1:dk=81,word=4"
+        assert page.evaluate("() => location.hash") == "#heads-1:dk=81,seed=7,word=4"
         assert log.problems() == [] and left == [], [*log.problems(), *left]
