@@ -14,6 +14,8 @@
 // every parameter, and every number shown carries data-key and data-value:
 //   self-H-I-J   head H's weight of query word I on key word J (self-attention);
 //   cross-H-I-J  head H's weight of Latin word I on English word J (cross-attention).
+// A pair the mask forbids shows a dash on a hatched cell (class mha-masked, its data-value
+// still the weight, 0), so it is told apart from a weight that rounds to 0.00.
 // Every string that reaches the HTML goes through esc() (text and attribute values alike).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
@@ -58,6 +60,7 @@ const CSS = `
 .mha-mask-view input:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
 .mha-mask-view input:disabled+output,.mha-mask-view label:has(input:disabled){color:#595959}
 .mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
+.mha-mask-view td.mha-masked{background:repeating-linear-gradient(135deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#222;text-align:center}
 `;
 
 /** The numbers the view shows, computed by mha_views.mjs from the widget's state. */
@@ -74,24 +77,28 @@ export function maskWeights(state) {
   const self = headWeights(X_kv, state.W_q, state.W_k, { mask: selfMask }); // (h, n_k, n_k)
   const crossMask = padded ? paddingMask(state.Y.length, n + nPad, n) : null;
   const cross = headWeights(state.Y, state.Wc_q, state.Wc_k, { X_kv, mask: crossMask }); // (h, m, n_k)
-  return { keys, self, cross };
+  return { keys, self, cross, selfMask, crossMask };
 }
 
-function cellHtml(key, w, palette) {
+function cellHtml(key, w, palette, allowed) {
+  if (!allowed) {
+    const attrs = { class: "mha-masked", "data-key": key, "data-value": String(w), "aria-label": "forbidden" };
+    return el("td", attrs, "–");
+  }
   const [bg, fg] = palette[Math.min(Math.floor(Math.min(Math.max(w, 0), 1) * palette.length), palette.length - 1)];
   return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": String(w) }, esc(w.toFixed(2)));
 }
 
-function heatmapHtml(weights, rows, cols, key, palette) {
+/** One head's table; `mask` (n_q, n_k) booleans, true where allowed, or null (all allowed). */
+function heatmapHtml(weights, mask, rows, cols, key, palette) {
   const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
-  const body = weights
-    .map((row, i) => el("tr", {}, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette)).join("")))
-    .join("");
+  const cells = (row, i) => row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette, !mask || mask[i][j]));
+  const body = weights.map((row, i) => el("tr", {}, el("th", { scope: "row" }, esc(rows[i])) + cells(row, i).join(""))).join("");
   return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
 }
 
-function headsHtml(weights, names, rows, cols, key, palette) {
-  const boxes = weights.map((w, h) => el("div", { class: "mha-head" }, el("h4", {}, esc(names[h])) + heatmapHtml(w, rows, cols, `${key}-${h}`, palette)));
+function headsHtml(weights, mask, names, rows, cols, key, palette) {
+  const boxes = weights.map((w, h) => el("div", { class: "mha-head" }, el("h4", {}, esc(names[h])) + heatmapHtml(w, mask, rows, cols, `${key}-${h}`, palette)));
   return el("div", { class: "mha-heads" }, boxes.join(""));
 }
 
@@ -104,16 +111,18 @@ function explain(state) {
   return `Padding mask: the English sentence is lengthened with ${state.n_pad} filler vector(s) of zeros, and no word may read them.`;
 }
 
+const HATCHED = " The pairs it forbids are hatched, with a dash in place of their weight of exactly 0.";
+
 /** The view's output (everything but the controls), as HTML. */
 export function outputHtml(state) {
-  const { keys, self, cross } = maskWeights(state);
+  const { keys, self, cross, selfMask, crossMask } = maskWeights(state);
   const crossNote = state.mask === "padding" ? "the padding mask" : "no mask (its keys are the whole source)";
   return (
-    el("p", { class: "mha-note" }, esc(explain(state))) +
+    el("p", { class: "mha-note" }, esc(explain(state) + (state.mask === "none" ? "" : HATCHED))) +
     el("h4", { class: "mha-mask-title" }, esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`)) +
-    headsHtml(self, state.head_names, keys, keys, "self", state.palette) +
+    headsHtml(self, selfMask, state.head_names, keys, keys, "self", state.palette) +
     el("h4", { class: "mha-mask-title" }, esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`)) +
-    headsHtml(cross, state.cross_head_names, state.latin, keys, "cross", state.palette)
+    headsHtml(cross, crossMask, state.cross_head_names, state.latin, keys, "cross", state.palette)
   );
 }
 
