@@ -84,6 +84,7 @@ from mha.attention import (
     scaled_dot_product,
     single_head,
     split_heads,
+    window_mask,
 )
 from mha.cost import Cost, layer_cost
 
@@ -101,4 +102,5 @@ __all__ = [
     "scaled_dot_product",
     "single_head",
     "split_heads",
+    "window_mask",
 ]
