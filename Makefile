@@ -87,7 +87,7 @@ test: $(STAMP) $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=10
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary
