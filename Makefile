@@ -14,22 +14,24 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: book test lab bench clean weights pdf mutation browser-loop
 
-# JupyterLab settings for make lab and its test: .md chapters open as notebooks, no news.
-LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.json
-# The Jupyter server's settings (binder/postBuild installs the same file on Binder): the
-# contents manager mha.lab.ContentsManager, so that opening a chapter (.md or .ipynb) does
-# not mark it modified.
-LAB_SERVER := $(VENV)/etc/jupyter/jupyter_server_config.json
-
-$(STAMP): requirements.txt pyproject.toml lab/overrides.json lab/jupyter_server_config.json
+$(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements.txt
-	@mkdir -p $(dir $(LAB_OVERRIDES))
-	cp lab/overrides.json $(LAB_OVERRIDES)
-	@mkdir -p $(dir $(LAB_SERVER))
-	cp lab/jupyter_server_config.json $(LAB_SERVER)
+	@touch $@
+
+# JupyterLab's settings for make lab and its tests, installed into the venv by lab/install
+# (binder/postBuild installs them on Binder): .md chapters open as notebooks, no news; the
+# server's contents manager, mha.lab.ContentsManager (opening a chapter does not mark it
+# modified); the extension lab/mha-lab-sliders (sliders announced by their shown value).
+LAB_STAMP := $(VENV)/.lab-installed
+LAB_FILES := lab/install lab/overrides.json lab/jupyter_server_config.json \
+	lab/mha-lab-sliders/package.json lab/mha-lab-sliders/static/remoteEntry.js \
+	book/_ext/static/mha-slider-names.js
+
+$(LAB_STAMP): $(STAMP) $(LAB_FILES)
+	lab/install $(VENV)
 	@touch $@
 
 # The site serves its own browser assets (book/_ext/offline_assets.py copies them from
@@ -81,11 +83,11 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 # test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
 # built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and
 # tests/test_pdf.py reads the PDF back with poppler's pdftotext and pdfimages.
-test: $(STAMP) book pdf
+test: $(STAMP) $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=10
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary
@@ -93,16 +95,15 @@ test: $(STAMP) book pdf
 # make browser-loop N=30 ARGS="-k 'pixel_for_pixel and phone'".
 N ?= 5
 ARGS ?=
-browser-loop: $(STAMP) book
+browser-loop: $(STAMP) $(LAB_STAMP) book
 	@tests/browser/ensure-chromium
 	$(BIN)/python -m tests.browser.loop $(N) $(ARGS)
 
 # JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
-# Its server reads LAB_SERVER (above): opening a chapter does not mark it modified.
 LAB_WORKSPACES := $(VENV)/lab-workspaces
 
-lab: $(STAMP)
+lab: $(STAMP) $(LAB_STAMP)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 

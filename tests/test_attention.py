@@ -147,6 +147,18 @@ def test_split_heads_cuts_columns() -> None:
     assert torch.equal(S[1], W[:, 2:4])
 
 
+def test_window_mask_keeps_the_band_and_its_argument_checks() -> None:
+    got = mha.window_mask(6, 2)  # (6, 6)
+    want = [[abs(i - j) <= 2 for j in range(6)] for i in range(6)]
+    assert got.tolist() == want
+    assert mha.window_mask(4, 0).equal(torch.eye(4, dtype=torch.bool))
+    assert mha.window_mask(3, 5).all()
+    with pytest.raises(ValueError, match="n must be a positive int"):
+        mha.window_mask(0)
+    with pytest.raises(ValueError, match="radius must be an int >= 0"):
+        mha.window_mask(3, -1)
+
+
 def test_causal_mask_of_a_wider_key_set_and_its_argument_checks() -> None:
     got = mha.causal_mask(2, 4)  # (2, 4)
     want = [[j <= i for j in range(4)] for i in range(2)]

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from tests.book_ext import ROOT, notebook_files
+from tests.browser.lab import installed_files
 
 BIN = Path(sys.executable).parent
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
@@ -105,7 +106,7 @@ def test_binder_installs_the_pinned_requirements_with_cpu_only_torch() -> None:
     ]
 
 
-def test_binder_writes_the_notebooks_and_opens_md_files_as_notebooks() -> None:
+def test_binder_writes_the_notebooks_and_installs_make_labs_settings() -> None:
     post = ROOT / "binder" / "postBuild"
     assert os.access(post, os.X_OK)
     out = subprocess.run([BIN / "shellcheck", post], capture_output=True, text=True)
@@ -113,9 +114,23 @@ def test_binder_writes_the_notebooks_and_opens_md_files_as_notebooks() -> None:
     commands = [line for line in post.read_text().splitlines() if not line.startswith("#")]
     assert 'python -c "import mha"' in commands
     assert "python book/_ext/notebook_files.py" in commands  # next to the sources (binder_tree)
-    assert 'cp lab/overrides.json "$settings/overrides.json"' in commands  # make lab's too
+    assert """lab/install "$(python -c 'import sys; print(sys.prefix)')\"""" in commands
+    assert "\tlab/install $(VENV)\n" in (ROOT / "Makefile").read_text()  # make lab's too
+
+
+def test_lab_install_puts_every_setting_where_jupyter_reads_it(tmp_path) -> None:
+    script = ROOT / "lab" / "install"
+    out = subprocess.run([BIN / "shellcheck", script], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout
+    subprocess.run([script, tmp_path], check=True)
+    for there, source in installed_files(tmp_path).items():
+        assert there.read_bytes() == source.read_bytes(), there
     viewers = json.loads((ROOT / "lab" / "overrides.json").read_text())[
         "@jupyterlab/docmanager-extension:plugin"
     ]["defaultViewers"]
     assert viewers == {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}
-    assert "cp lab/overrides.json $(LAB_OVERRIDES)" in (ROOT / "Makefile").read_text()
+    server = json.loads((ROOT / "lab" / "jupyter_server_config.json").read_text())
+    assert server == {"ServerApp": {"contents_manager_class": "mha.lab.ContentsManager"}}
+    extension = tmp_path / "share" / "jupyter" / "labextensions" / "mha-lab-sliders"
+    build = json.loads((extension / "package.json").read_text())["jupyterlab"]["_build"]
+    assert (extension / build["load"]).is_file() and build["extension"] == "./extension"

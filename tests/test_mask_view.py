@@ -46,10 +46,11 @@ def draw(states: list[dict]) -> list[str]:
     return json.loads(run.stdout)
 
 
-def weights_by_torch(mask: str, radius: int, n_pad: int) -> dict[str, float]:
-    """The view's numbers by another route: masks built here, mha.cross_attention's weights."""
-    X = torch.cat([toy.X, torch.zeros(n_pad if mask == "padding" else 0, toy.X.shape[1])])
-    n, n_k = toy.X.shape[0], X.shape[0]
+def masks_by_torch(mask: str, radius: int, n_pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The self-attention ``(n_k, n_k)`` and cross-attention ``(3, n_k)`` masks of a setting,
+    built here in torch (True = allowed)."""
+    n = toy.X.shape[0]
+    n_k = n + (n_pad if mask == "padding" else 0)
     j = torch.arange(n_k)  # (n_k,)
     masks = {
         "none": torch.ones(n_k, n_k, dtype=torch.bool),
@@ -58,8 +59,15 @@ def weights_by_torch(mask: str, radius: int, n_pad: int) -> dict[str, float]:
         "padding": (j < n).expand(n_k, n_k),
     }
     cross_mask = (j < n).expand(translation.Y.shape[0], n_k)  # (3, n_k): no filler read
+    return masks[mask], cross_mask
+
+
+def weights_by_torch(mask: str, radius: int, n_pad: int) -> dict[str, float]:
+    """The view's numbers by another route: masks built here, mha.cross_attention's weights."""
+    X = torch.cat([toy.X, torch.zeros(n_pad if mask == "padding" else 0, toy.X.shape[1])])
+    self_mask, cross_mask = masks_by_torch(mask, radius, n_pad)
     W_o = torch.eye(toy.X.shape[1], dtype=toy.X.dtype)  # (9, 9): any W^O; weights ignore it
-    _, w_self = mha.cross_attention(X, X, *toy.designed_heads(), W_o, mask=masks[mask])
+    _, w_self = mha.cross_attention(X, X, *toy.designed_heads(), W_o, mask=self_mask)
     _, w_cross = mha.cross_attention(translation.Y, X, *translation.cross_heads(), W_o, cross_mask)
     out = {}
     for key, w in (("self", w_self), ("cross", w_cross)):  # (3, n_q, n_k)
@@ -92,6 +100,23 @@ def test_masked_weights_are_zero_and_the_masks_differ():
     drawn = draw([{**base, "mask": m} for m in ("none", "causal")])
     none, causal = (expected.parse_views(h)[0][1] for h in drawn)
     assert causal["self-1-2-4"] == "0" and float(none["self-1-2-4"]) > 0.5  # chased -> mouse
+
+
+def test_forbidden_pairs_are_marked_and_only_they():
+    """A forbidden pair shows a dash on a hatched cell, not 0.00 (which a weight can round to)."""
+    base = chapter6_mask_view(HEADS).get_state()
+    states = [{**base, "mask": m, "radius": r, "n_pad": p} for m, r, p in SETTINGS]
+    for (m, r, p), html in zip(SETTINGS, draw(states), strict=True):
+        marked = set(re.findall(r'<td class="mha-masked" data-key="([\w-]+)"[^>]*>–</td>', html))
+        self_mask, cross_mask = masks_by_torch(m, r, p)
+        forbidden = {
+            f"{key}-{h}-{i}-{k}"
+            for key, allowed in (("self", self_mask), ("cross", cross_mask))
+            for h in range(3)
+            for i, k in (~allowed).nonzero().tolist()
+        }
+        assert marked == forbidden, (m, r, p)
+        assert bool(forbidden) == (m != "none" and (m, r) != ("window", 4)), (m, r, p)
 
 
 def test_words_reach_the_page_as_text():

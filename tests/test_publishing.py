@@ -169,6 +169,7 @@ PROBE = """\
 import importlib.util, json, sys, types
 
 started = []
+enabled = []  # calls of the stand-in google.colab.output.enable_custom_widget_manager
 
 def _record(event, args):
     if event in ("subprocess.Popen", "os.system", "os.posix_spawn", "os.exec", "os.spawn"):
@@ -180,17 +181,23 @@ sys.addaudithook(_record)
 """
 SCENARIO = """\
 started.clear()
+enabled.clear()
 sys.modules.pop("google.colab", None)
 if sys.modules.get("mha", "") is None:
     del sys.modules["mha"]
 if {colab}:
-    sys.modules["google.colab"] = types.ModuleType("google.colab")
+    sys.modules["google.colab"] = colab = types.ModuleType("google.colab")
+    google = sys.modules.setdefault("google", types.ModuleType("google"))
+    google.colab = colab
+    if {widgets}:  # google.colab.output.enable_custom_widget_manager, as on Colab
+        colab.output = types.SimpleNamespace(enable_custom_widget_manager=lambda: enabled.append(1))
 if not {mha}:
     sys.modules["mha"] = None  # import mha now fails, as where it is not installed
 """
 REPORT = """\
 print(json.dumps({"started": started, "python": sys.executable,
-                  "mha": importlib.util.find_spec("mha") is not None}))
+                  "mha": importlib.util.find_spec("mha") is not None,
+                  "widget_manager": len(enabled)}))
 """
 
 
@@ -202,27 +209,35 @@ def test_the_colab_cell_installs_mha_only_on_colab_and_only_when_missing() -> No
     colab = cells[0]
     assert all(c.source == colab.source for c in cells), "every notebook starts with one cell"
     lines = colab.source.splitlines()
-    assert len(lines) <= 12 and lines[0].startswith("# "), "one short, commented cell"
+    assert len(lines) <= 18 and lines[0].startswith("# "), "one short, commented cell"
 
-    scenarios = [(False, True), (True, True), (False, False), (True, False)]  # (colab, mha)
+    # (colab, mha, Colab's custom widget manager)
+    scenarios = [(False, True, True), (True, True, True), (False, False, True), (True, False, True)]
+    scenarios.append((True, True, False))
     nb = nbformat.v4.new_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
-    for on_colab, has_mha in scenarios:
+    for on_colab, has_mha, widgets in scenarios:
+        setup = SCENARIO.format(colab=on_colab, mha=has_mha, widgets=widgets)
         nb.cells += [
-            nbformat.v4.new_code_cell(SCENARIO.format(colab=on_colab, mha=has_mha)),
+            nbformat.v4.new_code_cell(setup),
             nbformat.v4.new_code_cell(colab.source),
             nbformat.v4.new_code_cell(REPORT),
         ]
     NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=True).execute()
 
-    for i, (on_colab, has_mha) in enumerate(scenarios):
+    for i, (on_colab, has_mha, widgets) in enumerate(scenarios):
         setup, cell, report = nb.cells[1 + 3 * i : 4 + 3 * i]
         assert setup.outputs == []
         seen = json.loads(report.outputs[0].text)
         assert seen["mha"] == has_mha
         if has_mha or not on_colab:
-            assert cell.outputs == [], (on_colab, has_mha)
             assert seen["started"] == [], f"the cell started {seen['started']} (colab={on_colab})"
+            assert seen["widget_manager"] == (1 if on_colab and widgets else 0), scenarios[i]
+            if on_colab and not widgets:  # one line that says what is missing
+                [line] = [o.text for o in cell.outputs if o.output_type == "stream"]
+                assert line.count("\n") == 1 and "interactive views" in line, line
+            else:
+                assert cell.outputs == [], scenarios[i]
         else:  # what it would run: pip, from the configured repository's branch
             [error] = cell.outputs
             assert error.ename == "PermissionError"

@@ -37,7 +37,8 @@ NOTEBOOKS_DIR = "_notebooks"  # folder of the built site that holds the .ipynb f
 NOTEBOOK_SUFFIXES = (".md", ".ipynb")  # page sources jupytext reads
 COLAB_CELL_ID = "colab-setup"
 COLAB_CELL = """\
-# On Google Colab only: install this book's package, mha, when it is missing.
+# On Google Colab only: install this book's package, mha, when it is missing, and turn on
+# Colab's manager for custom widgets (the book's views are anywidget widgets).
 # Anywhere else (Binder, your own machine) this cell does nothing.
 import importlib.util
 import subprocess
@@ -47,6 +48,12 @@ if "google.colab" in sys.modules and importlib.util.find_spec("mha") is None:
     package = {requirement}
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", package], check=True)
     importlib.invalidate_caches()
+if "google.colab" in sys.modules:
+    try:
+        from google.colab import output
+        output.enable_custom_widget_manager()
+    except (ImportError, AttributeError):
+        print("This Colab cannot show the book's interactive views; every other cell runs.")
 """
 # The theme's URL paths of the two Jupyter interfaces (launch_buttons.notebook_interface).
 INTERFACES = {"classic": "tree", "jupyterlab": "lab/tree"}

@@ -90,6 +90,7 @@ from mha.attention import (
     scaled_dot_product,
     single_head,
     split_heads,
+    window_mask,
 )
 from mha.cost import Cost, layer_cost
 
@@ -107,4 +108,5 @@ __all__ = [
     "scaled_dot_product",
     "single_head",
     "split_heads",
+    "window_mask",
 ]

@@ -225,3 +225,13 @@ def causal_mask(n_q: int, n_k: int | None = None) -> Tensor:
     n_k = n_q if n_k is None else n_k
     checks.positive(n_q=n_q, n_k=n_k)
     return torch.ones(n_q, n_k, dtype=torch.bool).tril()  # (n_q, n_k)
+
+
+def window_mask(n: int, radius: int = 1) -> Tensor:
+    """Boolean ``(n, n)``: word ``i`` may read the words ``j`` with ``|i - j| <= radius``,
+    on either side (True = allowed). ``radius`` 0 lets each word read only itself."""
+    checks.positive(n=n)
+    if not isinstance(radius, int) or isinstance(radius, bool) or radius < 0:
+        raise ValueError(f"radius must be an int >= 0, got {radius!r}")
+    i = torch.arange(n)  # (n,)
+    return (i[:, None] - i[None, :]).abs() <= radius  # (n, n)

@@ -1,9 +1,10 @@
 """JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
 
 The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
-notebooks, no news or update checks) and ``lab/jupyter_server_config.json`` (the contents
-manager ``mha.lab.ContentsManager``) are installed into the venv by ``make`` (and into
-Binder's by ``binder/postBuild``), and the workspace ``lab/workspace.json`` opens the intro.
+notebooks, no news or update checks), ``lab/jupyter_server_config.json`` (the contents
+manager ``mha.lab.ContentsManager``) and the extension ``lab/mha-lab-sliders`` are installed
+into the venv by ``lab/install`` (run by ``make``; ``binder/postBuild`` runs it on Binder),
+and the workspace ``lab/workspace.json`` opens the intro.
 The server gets a random token, a temporary workspaces folder (the learner's own is left
 alone) and exposes the app as ``window.jupyterapp`` so a test can run commands.
 """
@@ -28,7 +29,6 @@ from tests.browser.harness import ROOT
 JUPYTER = Path(sys.executable).parent / "jupyter"
 OVERRIDES = ROOT / "lab" / "overrides.json"
 WORKSPACE = ROOT / "lab" / "workspace.json"
-SERVER_CONFIG = ROOT / "lab" / "jupyter_server_config.json"
 
 
 @dataclass(frozen=True)
@@ -53,14 +53,16 @@ def _server_info(runtime: Path) -> dict | None:
     return None
 
 
-def installed_server_config() -> Path:
-    """Where the venv's Jupyter server reads our settings (``make`` copies ours there)."""
-    return Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.json"
-
-
-def installed_overrides() -> Path:
-    """Where the venv's JupyterLab reads overrides.json (``make`` copies ours there)."""
-    return Path(sys.prefix) / "share" / "jupyter" / "lab" / "settings" / "overrides.json"
+def installed_files(prefix: Path) -> dict[Path, Path]:
+    """Each file that lab/install writes into the environment ``prefix``, with its source."""
+    lab, ext = ROOT / "lab", prefix / "share" / "jupyter" / "labextensions" / "mha-lab-sliders"
+    return {
+        prefix / "share/jupyter/lab/settings/overrides.json": OVERRIDES,
+        prefix / "etc/jupyter/jupyter_server_config.json": lab / "jupyter_server_config.json",
+        ext / "package.json": lab / "mha-lab-sliders" / "package.json",
+        ext / "static/remoteEntry.js": lab / "mha-lab-sliders" / "static" / "remoteEntry.js",
+        ext / "static/mha-slider-names.js": ROOT / "book/_ext/static/mha-slider-names.js",
+    }
 
 
 def _sources() -> dict[Path, bytes]:
@@ -93,10 +95,9 @@ def serve_lab(timeout: float = 90.0, root: Path = ROOT, myst: bool = True) -> It
     here that another process could take first; the server then writes the port it got into
     its runtime folder); stop it (and its kernels) after. Raises if any chapter source changed
     meanwhile: tests read the repository, they never write it."""
-    if installed_overrides().read_text() != OVERRIDES.read_text():
-        raise RuntimeError(f"{installed_overrides()} is not lab/overrides.json: run `make`")
-    if installed_server_config().read_text() != SERVER_CONFIG.read_text():
-        raise RuntimeError(f"{installed_server_config()} is not {SERVER_CONFIG.name}: run `make`")
+    for there, source in installed_files(Path(sys.prefix)).items():
+        if not there.is_file() or there.read_bytes() != source.read_bytes():
+            raise RuntimeError(f"{there} is not {source}: run `make lab` (lab/install)")
     token = secrets.token_hex(16)
     before = _sources()
     with tempfile.TemporaryDirectory(prefix="mha-lab-") as tmp:

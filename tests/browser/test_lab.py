@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
-import json
 import re
 import warnings
 from html.parser import HTMLParser
@@ -42,7 +41,6 @@ from mha.views.captions import run_first
 from tests.browser import expected, harness
 from tests.browser.lab import (
     KERNEL_METADATA_JS,
-    SERVER_CONFIG,
     open_and_run_all,
     open_app,
     open_chapter,
@@ -511,20 +509,6 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             " return w.sessionContext.shutdown().then(() => { w.context.model.dirty = false;"
             " w.dispose(); return null; }); }"
         )
-
-
-def test_make_and_binder_install_the_server_settings_the_tests_use() -> None:
-    """The server of make lab, of Binder and of these tests reads lab/jupyter_server_config.json
-    (serve_lab refuses to start when the venv's copy differs), whose contents manager keeps
-    an opened chapter unmodified (the test below, which passes no other setting)."""
-    config = json.loads(SERVER_CONFIG.read_text(encoding="utf-8"))
-    assert config == {"ServerApp": {"contents_manager_class": "mha.lab.ContentsManager"}}
-    makefile = (harness.ROOT / "Makefile").read_text(encoding="utf-8")
-    assert "cp lab/jupyter_server_config.json $(LAB_SERVER)" in makefile
-    assert "LAB_SERVER := $(VENV)/etc/jupyter/jupyter_server_config.json" in makefile
-    post_build = (harness.ROOT / "binder" / "postBuild").read_text(encoding="utf-8")
-    assert "print(sys.prefix)')/etc/jupyter\"\n" in post_build
-    assert 'cp lab/jupyter_server_config.json "$server/jupyter_server_config.json"' in post_build
 
 
 def test_opening_a_chapter_does_not_mark_it_modified(lab_page) -> None:

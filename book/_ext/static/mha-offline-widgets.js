@@ -18,15 +18,8 @@
  *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
  *    which has no Hub. We give every object assigned to window.MathJax a
  *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
- * 4. Sliders are announced by name and shown value. The widget manager draws a
- *    slider as a noUiSlider handle (role="slider") with no accessible name, and
- *    noUiSlider's aria-valuetext is the handle's position (for a SelectionSlider,
- *    the option's index), not the readout the reader sees. For every slider on
- *    the page, the handle is labelled by the widget's description
- *    (aria-labelledby its <label>) and its aria-valuetext is kept equal to the
- *    readout, by a MutationObserver, so it follows keyboard, pointer and
- *    linked-model changes. Dropdowns need nothing: their <label for> names the
- *    <select>, whose value is the selected option.
+ * 4. Sliders are announced by name and shown value: mha-slider-names.js, a script of its
+ *    own, as JupyterLab runs it too (lab/mha-lab-sliders).
  * 5. Each widget's first view is already in the page, drawn without JavaScript by
  *    book/_ext/static_widgets.py (div.mha-static-widget, its controls inert). The HTML
  *    manager draws the live widget into the div.widget-subarea it inserts right after that
@@ -133,33 +126,6 @@
     }
   });
 
-  // ---- Accessible names and values of slider handles ----
-  var labelCount = 0;
-  function describeSlider(slider) {
-    var handle = slider.querySelector(".noUi-handle");
-    if (!handle) return;
-    var label = slider.querySelector(".widget-label");
-    if (label && label.textContent.trim()) {
-      if (!label.id) label.id = "mha-slider-label-" + ++labelCount;
-      if (handle.getAttribute("aria-labelledby") !== label.id) {
-        handle.setAttribute("aria-labelledby", label.id);
-      }
-      // ipywidgets writes a missing tooltip as title="null", a description of "null".
-      if (label.getAttribute("title") === "null") label.removeAttribute("title");
-    }
-    var readout = slider.querySelector(".widget-readout");
-    var shown = readout ? readout.textContent.trim() : "";
-    if (shown && handle.getAttribute("aria-valuetext") !== shown) {
-      handle.setAttribute("aria-valuetext", shown);
-    }
-  }
-  function describeSliders() {
-    var sliders = document.querySelectorAll(".widget-slider");
-    for (var i = 0; i < sliders.length; i++) {
-      if (!sliders[i].closest(".mha-static-widget")) describeSlider(sliders[i]);
-    }
-  }
-
   // ---- Static first views hand over to the live widgets ----
   var TAKEOVER_MS = 5000;
   // Elements (tag, classes, inline style) and text of the widget drawn inside ``root``.
@@ -201,18 +167,16 @@
       if (live.textContent.length === c.length && shape(live) === c.shape) swap(copy, live, "exact");
     }
   }
-  // Runs after each batch of DOM changes, before the browser paints or an assistive
-  // technology reads the accessibility tree: the widget manager adding sliders,
-  // noUiSlider rewriting aria-valuetext, the readout's text changing.
+  // Runs after each batch of DOM changes, before the browser paints: the widget manager
+  // drawing the live widget, its layout styles and classes applied last.
   new MutationObserver(function () {
     takeOver();
-    describeSliders();
   }).observe(document.documentElement, {
     subtree: true,
     childList: true,
     characterData: true,
     attributes: true,
-    // aria-valuetext: noUiSlider's; style and class: the live widget's layout, applied last.
-    attributeFilter: ["aria-valuetext", "style", "class"],
+    // style and class: the live widget's layout, applied last.
+    attributeFilter: ["style", "class"],
   });
 })();

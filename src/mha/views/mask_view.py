@@ -93,8 +93,7 @@ def _mask(kind: str, n_q: int, n_k: int, radius: int, n_real: int) -> Tensor | N
     if kind == "causal":
         return mha.causal_mask(n_q, n_k)  # (n_q, n_k)
     if kind == "window":
-        i = torch.arange(n_q)  # (n,)
-        return (i[:, None] - i[None, :]).abs() <= radius  # (n, n)
+        return mha.window_mask(n_q, radius)  # (n, n)
     allowed = torch.ones(n_q, n_k, dtype=torch.bool)  # (n_q, n_k)
     allowed[:, n_real:] = False  # no word may read the filler
     return allowed

@@ -76,7 +76,7 @@ function rowsPanel(state, weights) {
 function headsPanel(state, weights) {
   const { h, d_k } = setting(state);
   const hl = state.panels.includes("rows") ? state.word : null;
-  const boxes = weights.map((w, i) => headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, hl)));
+  const boxes = weights.map((w, i) => headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })));
   const params = { h, d_k, seed: state.seed, source: state.source };
   return viewRoot("heads", params, el("div", { class: "mha-heads" }, boxes.join("")));
 }

@@ -15,6 +15,8 @@
 // every parameter, and every number shown carries data-key and data-value:
 //   self-H-I-J   head H's weight of query word I on key word J (self-attention);
 //   cross-H-I-J  head H's weight of Latin word I on English word J (cross-attention).
+// A pair the mask forbids shows a dash on a hatched cell (class mha-masked, its data-value
+// still the weight, 0), so it is told apart from a weight that rounds to 0.00.
 // Every string that reaches the HTML goes through esc() (view_html.mjs; el() escapes attributes).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
@@ -31,6 +33,7 @@ const PAD_MAX = 3;
 
 const CSS = `${CONTROL_CSS}
 .mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
+.mha-mask-view td.mha-masked{background:repeating-linear-gradient(135deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#222;text-align:center}
 `;
 
 /** The numbers the view shows, computed by mha_views.mjs from the widget's state. */
@@ -47,11 +50,11 @@ export function maskWeights(state) {
   const self = headWeights(X_kv, state.W_q, state.W_k, { mask: selfMask }); // (h, n_k, n_k)
   const crossMask = padded ? paddingMask(state.Y.length, n + nPad, n) : null;
   const cross = headWeights(state.Y, state.Wc_q, state.Wc_k, { X_kv, mask: crossMask }); // (h, m, n_k)
-  return { keys, self, cross };
+  return { keys, self, cross, selfMask, crossMask };
 }
 
-function headsHtml(weights, names, rows, cols, key, palette) {
-  const boxes = weights.map((w, h) => headBox(names[h], heatmapHtml(w, rows, cols, `${key}-${h}`, palette)));
+function headsHtml(weights, mask, names, rows, cols, key, palette) {
+  const boxes = weights.map((w, h) => headBox(names[h], heatmapHtml(w, rows, cols, `${key}-${h}`, palette, { mask })));
   return el("div", { class: "mha-heads" }, boxes.join(""));
 }
 
@@ -64,16 +67,18 @@ function explain(state) {
   return `Padding mask: the English sentence is lengthened with ${state.n_pad} filler vector(s) of zeros, and no word may read them.`;
 }
 
+const HATCHED = " The pairs it forbids are hatched, with a dash in place of their weight of exactly 0.";
+
 /** The view's output (everything but the controls), as HTML. */
 export function outputHtml(state) {
-  const { keys, self, cross } = maskWeights(state);
+  const { keys, self, cross, selfMask, crossMask } = maskWeights(state);
   const crossNote = state.mask === "padding" ? "the padding mask" : "no mask (its keys are the whole source)";
   return (
-    el("p", { class: "mha-note" }, esc(explain(state))) +
+    el("p", { class: "mha-note" }, esc(explain(state) + (state.mask === "none" ? "" : HATCHED))) +
     el("h4", { class: "mha-mask-title" }, esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`)) +
-    headsHtml(self, state.head_names, keys, keys, "self", state.palette) +
+    headsHtml(self, selfMask, state.head_names, keys, keys, "self", state.palette) +
     el("h4", { class: "mha-mask-title" }, esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`)) +
-    headsHtml(cross, state.cross_head_names, state.latin, keys, "cross", state.palette)
+    headsHtml(cross, crossMask, state.cross_head_names, state.latin, keys, "cross", state.palette)
   );
 }
 

@@ -73,17 +73,22 @@ export function cellHtml(key, w, palette, colours = null) {
   return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) }, esc(w.toFixed(2)));
 }
 
+/** A cell of a pair that a mask forbids: hatched (class mha-masked), a dash in place of its
+ * weight, its data-value still the weight (0), so it is told apart from a weight near 0. */
+export function maskedCellHtml(key, w) {
+  return el("td", { class: "mha-masked", "data-key": key, "data-value": dataValue(w), "aria-label": "forbidden" }, "–");
+}
+
 /** A weight table (n_q, n_k): rows are query words, columns key words; cell [i][j] has
- * data-key `${key}-${i}-${j}`; the row `highlight` is framed. */
-export function heatmapHtml(weights, rows, cols, key, palette, highlight = null) {
+ * data-key `${key}-${i}-${j}`. opts.highlight: a row to frame; opts.mask: (n_q, n_k)
+ * booleans, true where allowed (a forbidden pair is a maskedCellHtml), or null. */
+export function heatmapHtml(weights, rows, cols, key, palette, opts = {}) {
+  const { highlight = null, mask = null } = opts;
   const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
+  const cell = (w, i, j) => (!mask || mask[i][j] ? cellHtml : maskedCellHtml)(`${key}-${i}-${j}`, w, palette);
   const body = weights
     .map((row, i) =>
-      el(
-        "tr",
-        { class: i === highlight ? "mha-hl" : null },
-        el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cellHtml(`${key}-${i}-${j}`, w, palette)).join(""),
-      ),
+      el("tr", { class: i === highlight ? "mha-hl" : null }, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cell(w, i, j)).join("")),
     )
     .join("");
   return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
