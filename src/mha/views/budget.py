@@ -21,8 +21,8 @@ def budget_html(t: float) -> str:
     body = bars(row, toy.SENTENCE, "b")
     body += note(f"row sum = {number('sum', float(row.sum()), 12)}")
     body += note(
-        f"mouse gained {number('gain', gain, 3)}; "
-        f"the other four words together gained {number('others', others, 3)}"
+        f"change in mouse's weight: {number('gain', gain, 3)}; "
+        f"in the other four words' weights together: {number('others', others, 3)}"
     )
     return view(
         "budget",

@@ -92,7 +92,7 @@ function concatPanel(state, H) {
   const body = C.map((row, r) =>
     el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + row.map((v, j) => cellHtml(`c${r}-${j}`, v, state.palette, tints[Math.floor(j / d_k)])).join("")),
   ).join("");
-  const verdict = width === d_model ? "the words leave at the width they arrived at" : `W^O must map ${width} columns back to d_model = ${d_model}`;
+  const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O maps it back to ${d_model}` : `W^O must map ${width} columns back to d_model = ${d_model}`;
   const table = el(
     "table",
     { class: "mha-heat" },
@@ -114,7 +114,7 @@ function costPanel(state) {
     width === d_model
       ? `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
       : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads do not split one head's width.`;
-  const head = el("tr", {}, el("td", {}) + [`${h} × d_k=${d_k}`, `1 × d_k=${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
+  const head = el("tr", {}, el("td", {}) + [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
 }
