@@ -24,6 +24,46 @@ def test_only_pages_with_a_non_core_model_load_the_amd_bundle():
     assert wl.needs_amd(_state("@jupyter-widgets/controls", "anywidget"))
 
 
+def _model(module: str, name: str, **state: object) -> dict:
+    return {"model_module": module, "model_name": name, "state": state}
+
+
+def _hosted_page(**extra: object) -> dict:
+    """A page's saved state: one anywidget view with its module inline and a blank layout."""
+    layout = _model("@jupyter-widgets/base", "LayoutModel", _view_name="LayoutView", width=None)
+    view = _model("anywidget", "AnyModel", _esm="export default {}", layout="IPY_MODEL_L")
+    view["state"].update(extra)
+    return {"state": {"L": layout, "V": view}}
+
+
+def test_a_page_of_anywidget_views_only_loads_our_host():
+    assert wl.can_host(_hosted_page())
+    state = _hosted_page()
+    state["state"]["S"] = _model("@jupyter-widgets/controls", "IntSliderModel", value=1)
+    assert not wl.can_host(state)  # a core widget needs the HTML manager
+    state = _hosted_page()
+    state["state"]["L"]["state"]["width"] = "50%"
+    assert not wl.can_host(state)  # a layout that sets a style: the manager applies it
+    assert not wl.can_host(_hosted_page(_esm="https://example.org/x.js"))  # not inline
+    assert not wl.can_host(_hosted_page(other="IPY_MODEL_L"))  # a reference to another model
+    assert not wl.can_host({"state": {"L": _hosted_page()["state"]["L"]}})  # no view at all
+
+
+def test_the_host_takes_embed_js_place():
+    from types import SimpleNamespace
+
+    class Js(SimpleNamespace):
+        def __init__(self, filename: str, priority: int = 500, **attributes: str) -> None:
+            super().__init__(filename=filename, priority=priority, attributes=attributes)
+
+    embed = Js("_static/../_vendor/" + wl.STANDALONE, defer="defer")
+    context = {"script_files": [Js("_static/a.js"), embed, Js("_static/b.js")]}
+    wl.use_host_script(context)
+    names = [s.filename for s in context["script_files"]]
+    assert names == ["_static/a.js", "_static/" + wl.HOST, "_static/b.js"]
+    assert context["script_files"][1].attributes == {"defer": "defer"}
+
+
 def test_the_sites_bundle_is_npms_less_ipywidgets_7():
     text = wl.AMD_SOURCE.read_text(encoding="utf-8")
     kept = wl.amd_bundle(text)

@@ -1,4 +1,13 @@
-"""How the site loads anywidget widgets through the ipywidgets HTML manager, offline.
+"""How the site loads anywidget widgets, offline: by its own small host, or through the
+ipywidgets HTML manager.
+
+A page whose every widget is an anywidget view (``can_host``) needs no widget manager: it
+loads ``static/mha-anywidget-host.js`` (a few KB, ours) in place of ``embed.js``, which
+gives each view the little an anywidget module asks of its model (get, set, on, off; no
+kernel to save to) and imports its module from the saved state. Checked by the browser tests
+of the views (``tests/browser/test_heads_view.py``, ``test_mask_view.py``) over http and from
+``file://``. The rest of this docstring is the route for a page that mixes anywidget views
+with the core widgets of ``@jupyter-widgets/controls``.
 
 Upstream documents no way to do this; this is the route, checked by
 ``tests/browser/test_mask_view.py`` over http and from ``file://``.
@@ -77,6 +86,37 @@ CORE_PREFIX = "@jupyter-widgets/"
 STATE_KEY = "ipywidgets_state"  # myst-nb's key for the page's widget state script
 # Traits a saved model must keep, or the HTML manager cannot find its class (step 4).
 KEPT_TRAITS = ("_model_name", "_model_module", "_view_name", "_view_module")
+HOST = "mha-anywidget-host.js"  # in _static/ (static/ of this folder)
+MODEL_REF = "IPY_MODEL_"
+
+
+def _blank_layout(model: dict) -> bool:
+    """A LayoutModel that sets no style (every public trait None): nothing for a host to do."""
+    s = model["state"]
+    return model["model_name"] == "LayoutModel" and all(
+        v is None for k, v in s.items() if not k.startswith("_")
+    )
+
+
+def can_host(state: dict) -> bool:
+    """Whether our host (static/mha-anywidget-host.js) can draw every widget of a page's saved
+    ``state``: each model an anywidget one with its module inline (an ``_esm`` string, not a
+    URL) that refers to no model but a blank layout, or such a layout."""
+    models = state["state"]
+    for m in models.values():
+        if _blank_layout(m):
+            continue
+        if m["model_module"] != "anywidget":
+            return False
+        esm = m["state"].get("_esm")
+        if not isinstance(esm, str) or re.match(r"\s*https?://", esm):
+            return False
+        for name, value in m["state"].items():
+            if isinstance(value, str) and value.startswith(MODEL_REF):
+                ref = models.get(value.removeprefix(MODEL_REF))
+                if name != "layout" or ref is None or not _blank_layout(ref):
+                    return False
+    return any(m["model_module"] == "anywidget" for m in models.values())
 
 
 def needs_amd(state: dict) -> bool:
@@ -97,16 +137,27 @@ def check_traits(state: dict, where: str) -> None:
             )
 
 
-def use_amd_scripts(context: dict) -> None:
-    """Replace the page's embed.js script by require.js and libembed-amd.js (step 1)."""
+def _replace_standalone(context: dict, paths: list[str], folder: str) -> None:
+    """Put ``paths`` (in ``folder``: "vendor" or "static") in place of the page's embed.js."""
     scripts = context.get("script_files", [])
     at = [i for i, s in enumerate(scripts) if str(s.filename or "").endswith(STANDALONE)]
     if len(at) != 1:
         raise ExtensionError(f"widget_loader: expected one {STANDALONE} script, found {len(at)}")
     old = scripts[at[0]]
     vendor = str(old.filename).removesuffix(STANDALONE)  # "_static/../_vendor/"
-    new = [type(old)(vendor + path, **old.attributes, priority=old.priority) for path in AMD]
+    base = vendor if folder == "vendor" else vendor.removesuffix("../_vendor/")  # "_static/"
+    new = [type(old)(base + path, **old.attributes, priority=old.priority) for path in paths]
     context["script_files"] = [*scripts[: at[0]], *new, *scripts[at[0] + 1 :]]
+
+
+def use_amd_scripts(context: dict) -> None:
+    """Replace the page's embed.js script by require.js and libembed-amd.js (step 1)."""
+    _replace_standalone(context, AMD, "vendor")
+
+
+def use_host_script(context: dict) -> None:
+    """Replace the page's embed.js script by our anywidget host (see the top)."""
+    _replace_standalone(context, [HOST], "static")
 
 
 def amd_bundle(text: str) -> str:
@@ -164,7 +215,10 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
     state = json.loads(js[STATE_KEY][1]["body"])
     if needs_amd(state):
         check_traits(state, pagename)
-        use_amd_scripts(context)
+        if can_host(state):
+            use_host_script(context)
+        else:
+            use_amd_scripts(context)
 
 
 def setup(app: Sphinx) -> dict:

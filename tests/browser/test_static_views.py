@@ -122,6 +122,10 @@ HOLD_AMD_BEFORE = """
 })();
 """
 HOLD_AMD_AFTER = "\n;window.define = window.__mhaDefine;\n"
+# Pages whose widgets are all anywidget views load our own host instead (widget_loader.py's
+# can_host), which draws them as soon as it runs: served inside a function, it runs only
+# when the test calls window.__mhaRenderWidgets.
+HOST_JS = "**/_static/mha-anywidget-host.js*"
 AREAS = ".cell_output:has(> .widget-subarea)"
 
 
@@ -133,6 +137,12 @@ def _hold_renderer(route) -> None:
 def _hold_amd_renderer(route) -> None:
     response = route.fetch()
     route.fulfill(response=response, body=HOLD_AMD_BEFORE + response.text() + HOLD_AMD_AFTER)
+
+
+def _hold_host(route) -> None:
+    response = route.fetch()
+    body = "window.__mhaRenderWidgets = function () {\n" + response.text() + "\n};\n"
+    route.fulfill(response=response, body=body)
 
 
 def _shots(page) -> list[bytes]:
@@ -158,6 +168,7 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
         log = harness.watch(page)
         page.route(EMBED_JS, _hold_renderer)
         page.route(AMD_JS, _hold_amd_renderer)
+        page.route(HOST_JS, _hold_host)
         page.goto(url, wait_until="load")
         harness.painted(page)
         held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
