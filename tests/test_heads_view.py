@@ -215,7 +215,9 @@ def test_concat_rows_tell_the_two_thes_apart_and_numbers_read_on_their_tints():
         [heads_view(h_values=(4,), d_k_values=(9,), h=4, d_k=9, show=("concat",)).get_state()]
     )[0]
     labels = re.findall(r'<th scope="row">([^<]*)</th>', html)
-    assert labels == ["the (1st)", "cat", "chased", "the (2nd)", "mouse"]
+    assert labels == ["the (1st)", "cat", "chased", "the (2nd)", "mouse"] * 4  # a block per head
+    columns = re.findall(r'<th scope="col" style="[^"]*">(\d+)</th>', html)
+    assert columns == [str(j) for j in range(1, 37)]  # numbered as in the concatenation
     cells = re.findall(r'style="background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})" data-key', html)
     assert len(cells) == 5 * 4 * 9
     assert all(contrast(fg, bg) >= 4.5 for bg, fg in cells)  # WCAG AA

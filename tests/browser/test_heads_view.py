@@ -215,3 +215,47 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         _press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
         assert page.evaluate("() => location.hash") == "#heads-1:dk=81,seed=7,word=4"
         assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+# Per concat view: does any table stick out of it, and the closest two numbers of a row (px
+# between the inked text of neighbouring cells).
+CONCAT_FIT_JS = """
+() => Array.from(document.querySelectorAll('.mha-heads-view .mha-view[data-view=concat]'))
+  .map((v) => {
+    const box = v.getBoundingClientRect();
+    const out = Array.from(v.querySelectorAll('table'))
+      .filter((t) => t.getBoundingClientRect().right > box.right + 0.5).length;
+    let closest = Infinity;
+    for (const tr of v.querySelectorAll('tbody tr')) {
+      const ink = Array.from(tr.querySelectorAll('td')).map((td) => {
+        const r = document.createRange(); r.selectNodeContents(td);
+        return r.getBoundingClientRect();
+      });
+      for (let i = 1; i < ink.length; i++) {
+        closest = Math.min(closest, ink[i].left - ink[i - 1].right);
+      }
+    }
+    return {out, closest, scrolls: v.scrollWidth > v.clientWidth + 1};
+  })
+"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_concatenation_wraps_by_head_and_its_numbers_stay_apart(playwright, base_url, width):
+    """At h = 4, d_k = 9 (36 columns), on a phone and on a desktop: no head's block sticks out
+    of the view or makes it scroll, and neighbouring numbers are at least 4 px apart (more than a
+    space of the view's 11.5-13 px type: two numbers, not one subtraction)."""
+    rel = "notebooks/04_putting_heads_back_together.html"
+    with harness.browser_context(playwright, viewport={"width": width, "height": 900}) as ctx:
+        page = ctx.new_page()
+        page.goto(base_url + rel + "#heads-1:h=4,dk=9", wait_until="load")
+        harness.settle(page)
+        page.wait_for_function(
+            "() => { const v = document.querySelector('.mha-heads-view .mha-view');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.dk === '9'; }",
+            timeout=30_000,
+        )
+        fits = page.evaluate(CONCAT_FIT_JS)
+    assert len(fits) == 1, fits
+    assert fits[0]["out"] == 0 and not fits[0]["scrolls"], fits
+    assert 4 <= fits[0]["closest"] < 1e9, fits

@@ -40,6 +40,10 @@ const COST_ROWS = [
 
 const CSS = `${CONTROL_CSS}
 .mha-heads-view .mha-heads-out{display:flex;flex-direction:column;gap:8px}
+.mha-heads-view .mha-concat{display:flex;flex-wrap:wrap;gap:0 4px;align-items:flex-start}
+.mha-heads-view table.mha-concat-block td{width:auto;min-width:34px;padding:2px 5px;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.mha-heads-view .mha-concat{container-type:inline-size;width:100%}
+@container (max-width: 440px){.mha-heads-view table.mha-concat-block td{min-width:0;padding:2px;font-size:11.5px}.mha-heads-view table.mha-concat-block th{padding:1px 2px;font-size:11.5px}}
 `;
 
 /** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting: the
@@ -87,19 +91,18 @@ function concatPanel(state, H) {
   const width = h * d_k;
   const tints = Array.from({ length: h }, (_, i) => state.head_tints[i % state.head_tints.length]);
   const th = (attrs, text, i) => el("th", { scope: "col", ...attrs, style: `background:${tints[i][0]}` }, esc(text));
-  const top = tints.map((_, i) => th({ colspan: d_k }, `head ${i + 1}`, i)).join("");
-  const cols = Array.from({ length: width }, (_, j) => th({}, j + 1, Math.floor(j / d_k))).join("");
-  const body = C.map((row, r) =>
-    el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + row.map((v, j) => cellHtml(`c${r}-${j}`, v, state.palette, tints[Math.floor(j / d_k)])).join("")),
-  ).join("");
+  // One table per head, columns numbered as in the concatenation: side by side they are the
+  // concatenation; on a narrow screen they wrap, one head under another.
+  const block = (i) => {
+    const cols = Array.from({ length: d_k }, (_, c) => i * d_k + c); // this head's columns
+    const head = el("tr", {}, el("td", {}) + th({ colspan: d_k }, `head ${i + 1}`, i)) + el("tr", {}, el("th", { scope: "col" }, "column") + cols.map((j) => th({}, j + 1, i)).join(""));
+    const body = C.map((row, r) => el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""))).join("");
+    return el("table", { class: "mha-heat mha-concat-block" }, el("thead", {}, head) + el("tbody", {}, body));
+  };
   const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O maps it back to ${d_model}` : `W^O must map ${width} columns back to d_model = ${d_model}`;
-  const table = el(
-    "table",
-    { class: "mha-heat" },
-    el("thead", {}, el("tr", {}, el("td", {}) + top) + el("tr", {}, el("th", { scope: "col" }, "column") + cols)) + el("tbody", {}, body),
-  );
+  const tables = el("div", { class: "mha-concat" }, Array.from({ length: h }, (_, i) => block(i)).join(""));
   const text = el("p", { class: "mha-note" }, `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`);
-  return viewRoot("concat", { h, d_k, seed: state.seed }, text + table);
+  return viewRoot("concat", { h, d_k, seed: state.seed }, text + tables);
 }
 
 function costPanel(state) {
