@@ -242,3 +242,37 @@ def test_the_static_style_sheet_is_what_embed_js_would_inject(open_page):
     assert page.evaluate(
         "() => getComputedStyle(document.documentElement).getPropertyValue('--jp-layout-color0')"
     ), "the page defines no JupyterLab variables"
+
+
+NOTICE = ".mha-waiting[role=status]"
+
+
+@pytest.mark.parametrize("rel", WIDGET_PAGES)
+def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, playwright):
+    """With the renderer held back, a click on a static copy's control shows the status line
+    "The controls are starting"; once the live widgets have replaced every copy it reads
+    "ready", then goes. A click elsewhere on the page shows nothing."""
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.route(EMBED_JS, _hold_renderer)
+        page.route(AMD_JS, _hold_amd_renderer)
+        page.route(HOST_JS, _hold_host)
+        page.goto(base_url + rel, wait_until="load")
+        assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        page.locator("main p:visible").first.click()
+        assert page.locator(NOTICE).count() == 0, "a notice for a click outside the widgets"
+        control = page.locator(".mha-static-widget [inert]").first
+        control.scroll_into_view_if_needed()
+        box = control.bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        notice = page.locator(NOTICE)
+        assert notice.is_visible() and "starting" in notice.text_content(), rel
+        page.evaluate("() => window.__mhaRenderWidgets()")
+        page.wait_for_function(
+            "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
+        )
+        assert "ready" in notice.text_content()
+        notice.wait_for(state="detached", timeout=harness.TIMEOUT_MS)
+        assert log.problems() == [], log.problems()

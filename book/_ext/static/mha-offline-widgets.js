@@ -29,6 +29,11 @@
  *    live widget is marked data-mha-takeover="exact" (the browser tests check it). If it
  *    does not come to match within TAKEOVER_MS, it is shown anyway ("timeout", and a
  *    console warning), so that a change of the HTML manager cannot leave the controls dead.
+ * 6. Until then, the copy's controls are inert and say so: the pointer over a copy shows
+ *    "progress" (mha-book.css), and a press on one (a tap or click lands on the copy, as
+ *    inert elements take no events) shows a status line at the foot of the screen
+ *    (role="status": read out too), "The controls are starting: a moment…", which reads
+ *    "The controls are ready." once every copy of the page has been replaced, then goes.
  */
 (function () {
   "use strict";
@@ -151,7 +156,38 @@
       console.warn("widget " + copy.getAttribute("data-model-id") + " differs from its static first view");
     }
     copy.remove();
+    doneWaiting();
   }
+  // ---- The waiting state: a press on a control that is not live yet is answered ----
+  var notice = null;
+  function say(text) {
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.className = "mha-waiting";
+      notice.setAttribute("role", "status");
+      document.body.appendChild(notice);
+    }
+    notice.textContent = text;
+  }
+  document.addEventListener(
+    "pointerdown",
+    function (e) {
+      if (e.target.closest && e.target.closest(".mha-static-widget")) {
+        say("The controls are starting: a moment\u2026");
+      }
+    },
+    true
+  );
+  function doneWaiting() {
+    if (!notice || document.querySelector(".mha-static-widget")) return;
+    say("The controls are ready.");
+    var shown = notice;
+    notice = null;
+    setTimeout(function () {
+      shown.remove();
+    }, 2500);
+  }
+
   function takeOver() {
     var found = document.querySelectorAll(".mha-static-widget");
     for (var i = 0; i < found.length; i++) {
@@ -166,6 +202,7 @@
       }
       if (live.textContent.length === c.length && shape(live) === c.shape) swap(copy, live, "exact");
     }
+    doneWaiting();
   }
   // Runs after each batch of DOM changes, before the browser paints: the widget manager
   // drawing the live widget, its layout styles and classes applied last.
