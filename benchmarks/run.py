@@ -361,6 +361,13 @@ def markdown(results: dict[str, Any]) -> str:
             row(
                 "every widget of a page live (controls work), median / slowest page (s)",
                 f"{s['all_widgets_live_s']:.2f} / {s['all_widgets_live_s_max']:.2f}",
+                "median ≤ 1.0 s",
+            )
+        if s.get("throttled_live_s_max") is not None:
+            row(
+                "… with the CPU slowed 4× (DevTools), slowest page (s) (`throttled_live_s_max`)",
+                f"{s['throttled_live_s_max']:.2f}",
+                "≤ 3 s",
             )
         if s.get("load_avg_1min"):
             row(
@@ -429,6 +436,8 @@ SUMMARY = {
     "static_switch_ms_p95": ("static", ["static_switch_ms_p95"]),
     "first_render_s": ("static", ["first_render_s"]),
     "first_render_s_max": ("static", ["first_render_s_max"]),
+    "all_widgets_live_s": ("static", ["all_widgets_live_s"]),
+    "throttled_live_s_max": ("static", ["throttled_live_s_max"]),
     "max_page_bytes": ("static", ["max_page_bytes"]),
     "max_page_gzip_bytes": ("static", ["max_page_gzip_bytes"]),
     "axe_violations": ("a11y", ["axe_violations"]),

@@ -20,8 +20,11 @@ trip is counted):
   ``book/_ext/static_widgets.py`` writes into the page (the same HTML as the widget's);
 * ``all_widgets_ms``: navigation start -> every saved widget view is rendered by the HTML
   manager, live (no static first view left);
-* ``key_to_view_ms``: for each key press on a slider handle, the ``keydown`` event -> the
-  DOM mutation after which the visible views differ (a MutationObserver);
+* ``key_to_view_ms``: for each key press on a slider (a noUiSlider handle of the core
+  widgets, or a live native range input of a view computed in the browser), the ``keydown``
+  event -> the DOM mutation after which the visible views differ (a MutationObserver);
+* ``throttled_all_widgets_ms``: ``all_widgets_ms`` again, in a second load of the page with
+  the CPU slowed 4x by DevTools (``Emulation.setCPUThrottlingRate``), as on a mid-range phone;
 * ``page_bytes``: the page and everything it loaded (uncompressed, as served);
 * ``page_gzip_bytes``: the same files gzip-compressed (level 6), as a static host that
   compresses its responses would transfer them.
@@ -82,6 +85,30 @@ INIT_JS = """
 """
 
 
+# The sliders a reader moves: noUiSlider handles (core widgets) and the native range inputs of
+# the views computed in the browser, once live (not in a static first view).
+SLIDERS = ".widget-slider .noUi-handle, .widget-subarea:not(.mha-static-widget) input[type=range]"
+# (value, min, max) of either kind.
+POSITION_JS = """
+(e) => e.tagName === 'INPUT' ? [e.value, e.min || '0', e.max || '100']
+    : ['aria-valuenow', 'aria-valuemin', 'aria-valuemax'].map((a) => e.getAttribute(a))
+"""
+
+
+def _throttled_live_ms(ctx, base: str, rel: str, rate: float = 4) -> float | None:
+    """``all_widgets_ms`` of ``rel`` loaded with the CPU slowed ``rate`` times (DevTools)."""
+    page = ctx.new_page()
+    try:
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": rate})
+        page.add_init_script(INIT_JS)
+        page.goto(base + rel, wait_until="load")
+        harness.settle(page)
+        return page.evaluate("() => window.__mha.allWidgets")
+    finally:
+        page.close()
+
+
 def _first_widget_page(site: Path) -> str:
     for rel in harness.book_pages(site):
         if "mha-view" in (site / rel).read_text(encoding="utf-8"):
@@ -121,7 +148,7 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
         page.goto(base + rel, wait_until="load")
         harness.settle(page)
         w = page.evaluate(WEIGHT_JS)
-        handles = page.locator(".widget-slider .noUi-handle")
+        handles = page.locator(SLIDERS)
         for i in range(handles.count()) if presses else []:
             handle = handles.nth(i)
             if not handle.is_visible():
@@ -129,10 +156,10 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
             handle.focus()
             key = "ArrowRight"
             for _ in range(presses):
-                now = handle.get_attribute("aria-valuenow")
-                if now == handle.get_attribute("aria-valuemax"):
+                now, low, high = handle.evaluate(POSITION_JS)
+                if now == high:
                     key = "ArrowLeft"
-                elif now == handle.get_attribute("aria-valuemin"):
+                elif now == low:
                     key = "ArrowRight"
                 page.keyboard.press(key)
                 page.wait_for_function(
@@ -144,12 +171,14 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
     finally:
         page.close()
     lat = [p["changed"] - p["t0"] for p in m["presses"] if p["changed"] is not None]
+    throttled = _throttled_live_ms(ctx, base, rel) if m["allWidgets"] is not None else None
     resources = sorted(w["res"], key=lambda r: -r[1])
     return {
         "page": rel,
         "first_view_ms": None if m["firstView"] is None else max(m["firstView"], w["fcp"] or 0),
         "first_contentful_paint_ms": w["fcp"],
         "all_widgets_ms": m["allWidgets"],
+        "throttled_all_widgets_ms": throttled,
         "key_to_view_ms": lat,
         "key_to_view_median_ms": statistics.median(lat) if lat else None,
         "key_to_view_max_ms": max(lat) if lat else None,
@@ -186,6 +215,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
     switches = sorted(x for p in per_page for x in p["key_to_view_ms"])
     renders = [p["first_view_ms"] for p in per_page if p["first_view_ms"] is not None]
     live = [p["all_widgets_ms"] for p in per_page if p["all_widgets_ms"] is not None]
+    slow = [p["throttled_all_widgets_ms"] for p in per_page if p["throttled_all_widgets_ms"]]
     heaviest = max(per_page, key=lambda p: p["page_bytes"])
     return {
         "pages": len(per_page),
@@ -198,6 +228,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "first_render_s_max": max(renders) / 1000 if renders else None,
         "all_widgets_live_s": statistics.median(live) / 1000 if live else None,
         "all_widgets_live_s_max": max(live) / 1000 if live else None,
+        "throttled_live_s_max": max(slow) / 1000 if slow else None,
         # The machine's 1-minute load average before and after (2 cores shared: wall times
         # grow with it).
         "load_avg_1min": [load_before, os.getloadavg()[0]],
