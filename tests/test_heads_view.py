@@ -221,3 +221,16 @@ def test_concat_rows_tell_the_two_thes_apart_and_numbers_read_on_their_tints():
     cells = re.findall(r'style="background:(#[0-9a-f]{6});color:(#[0-9a-f]{6})" data-key', html)
     assert len(cells) == 5 * 4 * 9
     assert all(contrast(fg, bg) >= 4.5 for bg, fg in cells)  # WCAG AA
+
+
+def test_the_controls_legend_says_what_they_choose():
+    legends = [
+        re.findall(r"<legend>([^<]*)</legend>", html)
+        for html in draw(
+            [
+                heads_view(h_values=(1, 3), d_k_values=(3, 9), show=("cost",)).get_state(),
+                heads_view(h_values=(1, 3), d_k_values=(3, 9), show=("rows",)).get_state(),
+            ]
+        )
+    ]
+    assert legends == [["Choose the layer&#x27;s heads"], ["Choose the heads"]]

@@ -176,7 +176,8 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
   if (!parts.length) return "";
   // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
   // the notebook's cell selection (Lumino skips key bindings inside such an element).
-  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, "Heads") + parts.join(""));
+  const legend = state.panels.some((p) => WEIGHT_PANELS.includes(p)) ? "Choose the heads" : "Choose the layer's heads";
+  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, esc(legend)) + parts.join(""));
 }
 
 /** The whole view for a widget state (its traits, as the saved widget state holds them).
