@@ -141,7 +141,33 @@ def test_one_picture_with_its_settings_for_each_widget(pdf: Path, text: str) -> 
         subprocess.run([_poppler("pdfimages"), "-png", str(pdf), f"{tmp}/i"], check=True)
         in_pdf = [pixels(p) for p in sorted(Path(tmp).glob("i-*.png"))]
     for model_id in widgets:
-        assert in_pdf.count(pixels(STILLS / f"{model_id}.png")) == 1, model_id
+        for part in stills[model_id]["parts"]:  # the picture, or its slices
+            assert in_pdf.count(pixels(STILLS / part["file"])) == 1, part["file"]
+
+
+def test_every_widget_picture_prints_its_smallest_text_at_7_pt_or_more(pdf: Path) -> None:
+    """Measured in the PDF: each picture's placed resolution (pdfimages -list, x-ppi) gives the
+    points a CSS pixel of the view prints at (the stills are drawn at 2 device pixels per CSS
+    pixel); times the smallest text of the view (stills.json, from the browser)."""
+    stills = json.loads((STILLS / "stills.json").read_text(encoding="utf-8"))
+    listing = subprocess.run(
+        [_poppler("pdfimages"), "-list", str(pdf)], capture_output=True, text=True, check=True
+    ).stdout.splitlines()[2:]
+    placed: dict[tuple[int, int], list[float]] = {}
+    for line in listing:
+        cols = line.split()
+        placed.setdefault((int(cols[3]), int(cols[4])), []).append(float(cols[12]))  # x-ppi
+    small = []
+    for still in stills.values():
+        for part in still["parts"]:
+            with Image.open(STILLS / part["file"]) as im:
+                ppis = placed.get(im.size)
+            assert ppis, f"{part['file']}: picture {im.size} not found in the PDF"
+            for ppi in ppis:
+                pt = still["smallest_text_px"] * 2 * 72 / ppi
+                if pt < 7.0:
+                    small.append((still["page"], part["file"], round(pt, 1)))
+    assert small == [], f"widget pictures whose smallest text prints below 7 pt: {small}"
 
 
 def test_figures_are_vector_and_widget_pictures_the_only_pngs() -> None:
@@ -151,7 +177,8 @@ def test_figures_are_vector_and_widget_pictures_the_only_pngs() -> None:
     pngs = [name for name, ext in included if ext == ".png"]
     assert len(figures) >= 20, included
     assert pngs and all(name.startswith("widget-stills/") for name in pngs), pngs
-    assert len(pngs) == len(_site_widgets())
+    stills = json.loads((STILLS / "stills.json").read_text(encoding="utf-8"))
+    assert len(pngs) == sum(len(s["parts"]) for s in stills.values()) >= len(_site_widgets())
 
 
 def test_solutions_follow_the_exercises_of_their_chapter() -> None:
@@ -184,3 +211,12 @@ def test_every_page_offers_the_pdf(pdf: Path) -> None:
         hrefs = re.findall(r'href="([^"]*multi-head-attention\.pdf)"', html)
         assert len(hrefs) == 1, rel
         assert (harness.SITE / Path(rel).parent / hrefs[0]).resolve() == copy.resolve(), rel
+
+
+def test_a_tall_view_is_cut_between_its_blocks_into_slices_of_at_most_900_px() -> None:
+    from tests.browser.widget_stills import slices
+
+    assert slices(800, [300]) == [(0, 800)]  # short enough: one picture
+    assert slices(2000, [300, 850, 1200, 1900]) == [(0, 850), (850, 1200), (1200, 2000)]
+    assert slices(2000, [1500]) == [(0, 1500), (1500, 2000)]  # no cut within 900: the next one
+    assert slices(2000, []) == [(0, 2000)]  # nowhere to cut: whole

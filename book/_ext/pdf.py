@@ -65,8 +65,10 @@ PREAMBLE = r"""
 \patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}
 \patchcmd{\thebibliography}{\@mkboth{\MakeUppercase\bibname}{\MakeUppercase\bibname}}{}{}{}
 \makeatother
-% No picture taller than 60 % of the page, so that a caption always fits under its figure.
-\makeatletter\AtBeginDocument{\spx@image@maxheight=0.6\textheight}\makeatother
+% No picture taller than 60 % of the page, so that a caption always fits under its figure;
+% a widget's picture, whose caption is a paragraph after it, may take 95 % (\mhaImagesUpTo).
+\makeatletter\AtBeginDocument{\spx@image@maxheight=0.6\textheight}
+\newcommand{\mhaImagesUpTo}[1]{\spx@image@maxheight=#1\textheight}\makeatother
 % The introduction, between the contents and chapter 1, has no chapter name in its headers.
 \apptocmd{\sphinxtableofcontents}{\markboth{}{}}{}{}
 """
@@ -91,6 +93,26 @@ def configure_latex(app: Sphinx, config: Config) -> None:
     elements["preamble"] = PREAMBLE + elements.get("preamble", "")
     elements["figure_align"] = "H"
     config.latex_elements = elements
+
+
+# A widget picture is printed as wide as it is on the page (TEXT_COLUMN_PX of the page's text
+# column to \linewidth: 6.5 in for 750 CSS px, 0.624 pt a pixel, so 12 px text prints at
+# 7.5 pt): a tall view comes in slices (tests/browser/widget_stills.py), each within
+# MAX_HEIGHT of a page at that scale, which \mhaImagesUpTo allows for these pictures (the
+# book's other pictures keep Sphinx's cap of 0.6 \textheight). A slice that is still too tall
+# is printed smaller, at MAX_HEIGHT. tests/test_pdf.py measures in the PDF that every
+# picture's smallest text prints at 7 pt or more.
+MAX_HEIGHT = 0.95
+TALL = rf"\mhaImagesUpTo{{{MAX_HEIGHT}}}"
+SHORT = r"\mhaImagesUpTo{0.6}"
+
+
+def print_size(width_fraction: float, aspect: float) -> tuple[str, str]:
+    """("width", "0.83\\linewidth") or ("height", "0.950\\textheight") for a picture
+    ``width_fraction`` of the text column wide and ``aspect`` (height / width)."""
+    if width_fraction * aspect * TEXT_ASPECT > MAX_HEIGHT:
+        return "height", f"{MAX_HEIGHT:.3f}\\textheight"
+    return "width", f"{width_fraction:.3f}\\linewidth"
 
 
 def stills(app: Sphinx) -> dict[str, Any]:
@@ -137,17 +159,17 @@ class WidgetStills(SphinxPostTransform):
     def figure(self, model_id: str, still: dict[str, Any]) -> nodes.container:
         out = Path(self.app.outdir) / "widget-stills"
         out.mkdir(exist_ok=True)
-        shutil.copyfile(
-            Path(self.app.srcdir) / STILLS_DIR / f"{model_id}.png", out / f"{model_id}.png"
-        )
-        image = nodes.image(uri=f"widget-stills/{model_id}.png", candidates={"*": ""})
-        image["alt"] = still["alt"]
-        # As wide as on the page, unless that would take more than 70 % of the page's height.
-        width = still["width_fraction"]
-        if width * still["aspect"] * TEXT_ASPECT > 0.7:
-            image["height"] = "0.7\\textheight"
-        else:
-            image["width"] = f"{width:.2f}\\linewidth"
+        parts = still.get("parts") or [{"file": f"{model_id}.png", "aspect": still["aspect"]}]
+        images: list[nodes.Node] = [nodes.raw("", TALL, format="latex")]
+        for n, part in enumerate(parts):
+            shutil.copyfile(Path(self.app.srcdir) / STILLS_DIR / part["file"], out / part["file"])
+            uri = f"widget-stills/{part['file']}"
+            image = nodes.image(uri=uri, candidates={"*": uri})
+            image["alt"] = still["alt"] + (f", part {n + 1} of {len(parts)}" if n else "")
+            key, size = print_size(still["width_fraction"], part["aspect"])
+            image[key] = size
+            images.append(image)
+        images.append(nodes.raw("", SHORT, format="latex"))
         # Not a numbered figure: the figures keep the numbers they have on the site.
         note = nodes.paragraph(classes=["mha-widget-caption"])
         settings = setting_text(still["controls"])
@@ -165,8 +187,7 @@ class WidgetStills(SphinxPostTransform):
         else:
             page = still["page"]
             note += nodes.emphasis("", f"where the text asks you to move it, open {page}.")
-        image["candidates"] = {"*": image["uri"]}
-        return nodes.container("", image, note, classes=["mha-widget-still"])
+        return nodes.container("", *images, note, classes=["mha-widget-still"])
 
 
 class SolutionsAtEnd(SphinxPostTransform):
