@@ -11,8 +11,12 @@ their top-level names must differ; :func:`esm` checks that each imported name is
 from __future__ import annotations
 
 import importlib.resources
+import itertools
 import re
 from functools import cache
+
+import anywidget
+import traitlets
 
 from mha.style import _HEX, text_on
 from mha.views.html import STYLE
@@ -59,3 +63,28 @@ def palette() -> list[list[str]]:
 def view_css() -> str:
     """The book's view styles (mha.views.html.STYLE) without their ``<style>`` tags."""
     return STYLE.removeprefix("<style>").removesuffix("</style>")
+
+
+_LINKS: dict[str, itertools.count] = {}
+
+
+def next_link(prefix: str) -> str:
+    """``prefix-N`` for the N-th view of that kind made in this kernel (on a page, in page
+    order): the view's name in permalinks (``#budget-1:tilt=+1.5``)."""
+    return f"{prefix}-{next(_LINKS.setdefault(prefix, itertools.count(1)))}"
+
+
+class SliderView(anywidget.AnyWidget):
+    """Base of the small views drawn by ``static/slider_view.mjs`` (budget, scaling, groups,
+    training steps): the book's view styles and weight colours, and ``link``, the view's name
+    in the page's URL fragment (a permalink on the site). Subclasses set ``_esm`` and their
+    own traits."""
+
+    palette = traitlets.List().tag(sync=True)
+    view_css = traitlets.Unicode().tag(sync=True)
+    link = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("palette", palette())
+        kwargs.setdefault("view_css", view_css())
+        super().__init__(**kwargs)
