@@ -4,7 +4,7 @@ A view's module (``static/<view>.mjs``) imports the maths (``static/mha_views.mj
 HTML pieces (``static/view_html.mjs``) by relative ``import {...} from "./x.mjs";`` lines.
 The widget's ES module travels in the saved widget state (anywidget's ``_esm``, a string), so
 the site needs no server and no network: :func:`esm` inlines every imported module, each
-once, dependencies first, in place of the import lines. The modules then share one scope, so
+once, dependencies first, in place of the import lines, and drops the comment lines. The modules then share one scope, so
 their top-level names must differ; :func:`esm` checks that each imported name is exported.
 """
 
@@ -49,10 +49,26 @@ def _inline(name: str, done: list[str], stack: tuple[str, ...]) -> str:
     return "\n".join([*parts, body])
 
 
+def _strip(text: str) -> str:
+    """``text`` without its comment lines (``//`` lines and ``/* ... */`` blocks that start a
+    line) and blank lines: the comments are for readers of static/, not for every page that
+    carries the module. (So no line inside a template literal of static/ may start with
+    ``//`` or ``/*``.)"""
+    out, in_block = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if in_block or s.startswith("/*"):
+            in_block = not s.endswith("*/")
+        elif s and not s.startswith("//"):
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 @cache
 def esm(name: str) -> str:
-    """``static/<name>`` with every module it imports inlined: one ES module, as text."""
-    return _inline(name, [], ())
+    """``static/<name>`` with every module it imports inlined, comments dropped: one ES
+    module, as text."""
+    return _strip(_inline(name, [], ()))
 
 
 def palette() -> list[list[str]]:
