@@ -136,7 +136,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
 
 
 def test_controls_are_big_enough_announce_values_and_show_focus(chapter):
-    rel, page, _, _ = chapter
+    _, page, _, _ = chapter
     for r in page.locator(f":is({HOSTS}) input[type=range]").all():
         box = r.bounding_box()
         assert box["width"] >= 200 and box["height"] >= 24, box
