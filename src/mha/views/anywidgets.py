@@ -5,7 +5,8 @@ HTML pieces (``static/view_html.mjs``) by relative ``import {...} from "./x.mjs"
 The widget's ES module travels in the saved widget state (anywidget's ``_esm``, a string), so
 the site needs no server and no network: :func:`esm` inlines every imported module, each
 once, dependencies first, in place of the import lines, and drops the comment lines. The
-modules then share one scope, so their top-level names must differ; :func:`esm` checks that each imported name is exported.
+modules then share one scope, so their top-level names must differ; :func:`esm` checks that
+each imported name is exported.
 """
 
 from __future__ import annotations
