@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 import torch
 from torch.nn.functional import scaled_dot_product_attention
@@ -11,8 +9,6 @@ from torch.utils.flop_counter import FlopCounterMode
 
 import mha
 from mha import toy
-from mha.views import switch as mw
-from mha.views.grouped import grouped_cost_html, groups_switch
 
 HG = [(8, 8), (8, 4), (8, 2), (8, 1), (3, 1), (3, 3), (6, 2), (1, 1)]  # (h, g)
 
@@ -125,31 +121,3 @@ def test_layer_cost_rejects_groups_that_do_not_divide_h() -> None:
         mha.layer_cost(5, 512, 8, kv_groups=3)
     with pytest.raises(ValueError, match="kv_groups must be a positive int"):
         mha.layer_cost(5, 512, 8, kv_groups=0)
-
-
-VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
-ATTRS = re.compile(r'data-(n|dmodel|h|g)="(\d+)"')
-
-
-def test_every_slider_position_shows_what_tensors_and_the_flop_counter_count() -> None:
-    control, stack = groups_switch()
-    seen = []
-    for g in control.options:
-        control.value = g
-        html = mw.visible_html(stack)
-        assert 'data-view="grouped-cost"' in html
-        attrs = dict(ATTRS.findall(html.split(">", 1)[0]))
-        assert int(attrs["g"]) == g
-        values = {k: float(v) for k, v in VALUE.findall(html)}
-        want = mw.expected("grouped-cost", **attrs)
-        assert want is not None and set(values) == set(want)
-        for k, v in values.items():
-            assert v == pytest.approx(want[k], rel=1e-5), (g, k)
-        seen.append((g, values["kv_cache"], values["ratio-attend"]))
-    assert seen == [(1, 128, 1.0), (2, 256, 1.0), (4, 512, 1.0), (8, 1024, 1.0)]
-
-
-def test_grouped_view_names_the_variant() -> None:
-    assert "multi-query attention" in grouped_cost_html(5, 9, 3, 1)
-    assert "ordinary multi-head attention" in grouped_cost_html(5, 9, 3, 3)
-    assert "grouped-query attention" in grouped_cost_html(512, 512, 8, 2)

@@ -138,16 +138,22 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     made = {
         "heads": explorer.heads_html(2, 3),
         "rows": explorer.rows_html(2, 3, toy.CHASED),
-        "grouped-cost": grouped.grouped_cost_html(5, 9, 3, 1),
-        "budget": budget.budget_html(1.0),
-        "scaling": scaling.scaling_html(16, False),
-        "training-steps": training.steps_html(run, 1),
         "trained-rows": trained.rows_html(2, 6, 0, T.SHOW, 3),
         "trained-metrics": trained.metrics_html(2, 6, 0),
     }
-    # The mask view is drawn by its JavaScript module (in Node, as the build draws first views).
+    # The views computed in the browser are drawn by their JavaScript modules (in Node, as
+    # the build draws first views), with the words they are given.
+    words = [NASTY, *toy.SENTENCE[1:]]
+    for name, view in [
+        ("grouped-cost", grouped.groups_view(5, 9, 3, (1, 3), 1)),
+        ("budget", budget.budget_view(start=1.0)),
+        ("scaling", scaling.scaling_view(start=16, scaled=False)),
+        ("training-steps", training.steps_slider(run)),
+    ]:
+        made[name] = draw([view.get_state()])[0]
+    # So is the mask view.
     state = mask_view.chapter6_mask_view(HEADS).get_state()
-    made["mask"] = draw([{**state, "words": [NASTY, *toy.SENTENCE[1:]]}])[0]
+    made["mask"] = draw([{**state, "words": words}])[0]
     # So are the concat and cost panels (mha.views.heads_view); the view reads toy's words.
     for name in ("concat", "cost"):
         made[name] = draw([heads_view.heads_view(show=(name,)).get_state()])[0]

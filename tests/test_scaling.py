@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 
 import matplotlib
 
@@ -14,15 +13,9 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 from torch.distributions import Categorical
-from torch.nn.functional import scaled_dot_product_attention
 
 from mha import scaling, toy
 from mha.figures.scaling import saturation_panels, variance_lines
-from mha.views import switch as mw
-from mha.views.scaling import SCALED_OPTIONS, scaling_switch
-
-VALUE = re.compile(r'data-key="([^"]+)" data-value="([^"]+)"')
-ATTR = re.compile(r'data-(dk|scaled|word|seed)="([^"]+)"')
 
 
 def relative_standard_error(d_k: int, pairs: int) -> float:
@@ -124,55 +117,6 @@ def test_the_head_widens_by_adding_columns() -> None:
     assert scaling.head_row(16, True).sum() == pytest.approx(1.0)
     with pytest.raises(ValueError, match="between 1 and 1024"):
         scaling.head_scores(2048, True)
-
-
-def _torch_row(d_k: int, scaled: bool) -> torch.Tensor:
-    """*chased*'s row by PyTorch's attention: default scale 1/√d_k, or scale 1."""
-    W_q, W_k, _ = toy.random_heads(1, 1024, 0)
-    Q, K = toy.X @ W_q[0, :, :d_k], toy.X @ W_k[0, :, :d_k]
-    eye = torch.eye(5, dtype=torch.float64)
-    return scaled_dot_product_attention(Q, K, eye, scale=None if scaled else 1.0)[toy.CHASED]
-
-
-def test_the_switch_holds_one_view_per_width_and_toggle_position() -> None:
-    controls, stack = scaling_switch()
-    width, toggle = controls
-    assert len(width.options) == len(scaling.VIEW_WIDTHS) == 6
-    assert len(toggle.options) == len(SCALED_OPTIONS) == 2
-    assert len(stack.children) == 6 and all(len(c.children) == 2 for c in stack.children)
-    seen = set()
-    for d_k, (_, scaled) in itertools.product(scaling.VIEW_WIDTHS, SCALED_OPTIONS):
-        width.value, toggle.value = d_k, scaled
-        html = mw.visible_html(stack)
-        attrs = dict(ATTR.findall(html))
-        assert attrs == {"dk": str(d_k), "scaled": str(scaled), "word": "2", "seed": "0"}
-        seen.add(html)
-    assert len(seen) == 12
-
-
-def test_every_scaling_view_shows_what_torch_computes() -> None:
-    controls, stack = scaling_switch()
-    width, toggle = controls
-    top_weight = {}
-    for d_k, (_, scaled) in itertools.product(scaling.VIEW_WIDTHS, SCALED_OPTIONS):
-        width.value, toggle.value = d_k, scaled
-        html = mw.visible_html(stack)
-        shown = {k: float(v) for k, v in VALUE.findall(html)}
-        top_weight[d_k, bool(scaled)] = shown["max"]
-        row = _torch_row(d_k, bool(scaled))
-        for j in range(5):
-            assert shown[f"w-{j}"] == pytest.approx(float(row[j]), rel=1e-5, abs=1e-12)
-        top = sorted(row.tolist(), reverse=True)
-        assert shown["max"] == pytest.approx(top[0], rel=1e-5)
-        assert shown["gap"] == pytest.approx(math.log(top[0] / top[1]), rel=1e-5)
-        bits = -sum(w * math.log2(w) for w in row.tolist() if w > 0)
-        assert shown["entropy"] == pytest.approx(bits, rel=1e-5, abs=1e-9)
-        assert shown["uniform"] == pytest.approx(math.log2(5), rel=1e-5)
-        attrs = dict(ATTR.findall(html))
-        assert mw.expected("scaling", **attrs) == pytest.approx(shown, rel=1e-5, abs=1e-12)
-    # At every width above 1 the view shows the undivided row as the more peaked one.
-    for d_k in scaling.VIEW_WIDTHS[1:]:
-        assert top_weight[d_k, False] > top_weight[d_k, True], d_k
 
 
 def test_the_figures_draw_both_kinds_of_score_and_the_closed_forms() -> None:

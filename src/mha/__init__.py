@@ -50,20 +50,24 @@ The figures (matplotlib), one module per subject:
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the view root element, numbers tests can read, tables and bars
-      views.switch     precomputed views switched by controls; expected values by view type
+      views.switch     precomputed views switched by controls
+      views.expected   expected values by view type (the numbers the browser tests check)
       views.explorer   chapter 2's h / d_k explorer over the toy sentence, with a source
                        picker; the rows/heads/concat panels' expected values
       views.cost       the cost panel's expected values: parameters and multiply-adds
       views.trained    views of trained heads: rows for a word of a sentence, metrics
       views.trained_panel  the trained-heads panel: setting, seed, sentence, word, text box
-      views.grouped    the key/value-groups slider: what sharing keys and values saves
-      views.budget     the trade-off slider of one head's budget
-      views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not
-      views.training   the training-step slider
+      views.grouped    the key/value-groups slider: what sharing keys and values saves,
+                       computed in the browser (an anywidget)
+      views.budget     the trade-off slider of one head's budget, computed in the browser
+      views.scaling    one row as a head widens, its scores divided by sqrt(d_k) or not,
+                       computed in the browser
+      views.training   the training-step slider, drawn in the browser from stored snapshots
       views.mask_view  chapter 6's mask view, computed in the browser (an anywidget)
       views.heads_view  chapters 1, 3 and 4's heads (rows, heads, concat, cost panels),
                        computed in the browser (an anywidget)
-      views.anywidgets what the anywidget views share: their ES module as one text
+      views.anywidgets what the anywidget views share: their ES module as one text, and
+                       the base of the slider views (static/slider_view.mjs)
       views.tables     Markdown tables of training results
       views.text       computed numbers formatted for the prose ({eval} roles)
       views.captions   figure captions in JupyterLab, read from the figure cells' metadata
@@ -73,6 +77,8 @@ The views (HTML and widgets that work with a kernel and without one):
                        tests/test_js_module.py and tests/test_js_random.py
       views/static/view_html.mjs  the HTML pieces the anywidget views share (esc, tables,
                        bars, labelled range controls)
+      views/static/slider_view.mjs  controls, permalinks and the live render of the small
+                       views (budget_view, scaling_view, groups_view, steps_view .mjs)
 
 For make lab:
     lab                the Jupyter server's contents manager: a chapter opens unmodified

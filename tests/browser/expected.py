@@ -3,7 +3,7 @@
 Every view is ``<div class="mha-view" data-view="NAME" data-...>`` and every number it shows
 is an element with ``data-key`` and ``data-value``. Given the view's ``data-*`` attributes
 (names without ``data-``, hyphens as underscores, values as strings), the chapter authors'
-code recomputes the numbers with ``mha.views.switch.expected(view, **attrs)``, the registry of
+code recomputes the numbers with ``mha.views.expected.expected(view, **attrs)``, the registry of
 view types that the ``mha`` modules fill with ``@register_expected`` (every module of ``mha.views``
 is imported so each registers its view types). ``None`` means the view type has no
 registered expectation, which :func:`compare` reports when the view shows numbers.
@@ -25,7 +25,7 @@ def hook() -> Hook:
     views = importlib.import_module("mha.views")
     for mod in pkgutil.iter_modules(views.__path__):  # each module registers its view types
         importlib.import_module(f"mha.views.{mod.name}")
-    widgets = importlib.import_module("mha.views.switch")
+    widgets = importlib.import_module("mha.views.expected")
 
     def via_registry(attrs: dict[str, str]) -> dict[str, float] | None:
         rest = {k: v for k, v in attrs.items() if k != "view"}

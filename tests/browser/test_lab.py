@@ -135,7 +135,8 @@ CITES_JS = """
 # Each slider handle of the open notebook with the text of the views of its widget output.
 SLIDERS_JS = """
 () => Array.from(window.jupyterapp.shell.currentWidget.node
-    .querySelectorAll('.jp-OutputArea-output [role="slider"]'))
+    .querySelectorAll('.jp-OutputArea-output [role="slider"],'
+        + ' .jp-OutputArea-output input[type=range]:not(:disabled)'))
 """
 VIEWS_TEXT_JS = """
 (handle) => {
@@ -483,12 +484,14 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             h.as_element() for h in page.evaluate_handle(SLIDERS_JS).get_properties().values()
         ]
         source = (harness.ROOT / path).read_text(encoding="utf-8")
-        if re.search(r"Explorer\(|budget_switch\(|steps_slider\(", source):
+        if re.search(r"Explorer\(|budget_view\(|steps_slider\(", source):
             assert sliders, f"{path}: its widgets show no slider in JupyterLab"
         for handle in sliders:
             before = page.evaluate(VIEWS_TEXT_JS, handle)
             now = handle.get_attribute("aria-valuenow")
             at_end = now is not None and now == handle.get_attribute("aria-valuemax")
+            if handle.get_attribute("type") == "range":  # a native range (anywidget views)
+                at_end = handle.evaluate("(e) => e.value === e.max")
             handle.focus()
             page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
             page.wait_for_function(

@@ -4,15 +4,20 @@ A view's module (``static/<view>.mjs``) imports the maths (``static/mha_views.mj
 HTML pieces (``static/view_html.mjs``) by relative ``import {...} from "./x.mjs";`` lines.
 The widget's ES module travels in the saved widget state (anywidget's ``_esm``, a string), so
 the site needs no server and no network: :func:`esm` inlines every imported module, each
-once, dependencies first, in place of the import lines. The modules then share one scope, so
-their top-level names must differ; :func:`esm` checks that each imported name is exported.
+once, dependencies first, in place of the import lines, and drops the comment lines. The
+modules then share one scope, so their top-level names must differ; :func:`esm` checks that
+each imported name is exported.
 """
 
 from __future__ import annotations
 
 import importlib.resources
+import itertools
 import re
 from functools import cache
+
+import anywidget
+import traitlets
 
 from mha.style import _HEX, text_on
 from mha.views.html import STYLE
@@ -45,10 +50,26 @@ def _inline(name: str, done: list[str], stack: tuple[str, ...]) -> str:
     return "\n".join([*parts, body])
 
 
+def _strip(text: str) -> str:
+    """``text`` without its comment lines (``//`` lines and ``/* ... */`` blocks that start a
+    line) and blank lines: the comments are for readers of static/, not for every page that
+    carries the module. (So no line inside a template literal of static/ may start with
+    ``//`` or ``/*``.)"""
+    out, in_block = [], False
+    for line in text.splitlines():
+        s = line.strip()
+        if in_block or s.startswith("/*"):
+            in_block = not s.endswith("*/")
+        elif s and not s.startswith("//"):
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
 @cache
 def esm(name: str) -> str:
-    """``static/<name>`` with every module it imports inlined: one ES module, as text."""
-    return _inline(name, [], ())
+    """``static/<name>`` with every module it imports inlined, comments dropped: one ES
+    module, as text."""
+    return _strip(_inline(name, [], ()))
 
 
 def palette() -> list[list[str]]:
@@ -59,3 +80,28 @@ def palette() -> list[list[str]]:
 def view_css() -> str:
     """The book's view styles (mha.views.html.STYLE) without their ``<style>`` tags."""
     return STYLE.removeprefix("<style>").removesuffix("</style>")
+
+
+_LINKS: dict[str, itertools.count] = {}
+
+
+def next_link(prefix: str) -> str:
+    """``prefix-N`` for the N-th view of that kind made in this kernel (on a page, in page
+    order): the view's name in permalinks (``#budget-1:tilt=+1.5``)."""
+    return f"{prefix}-{next(_LINKS.setdefault(prefix, itertools.count(1)))}"
+
+
+class SliderView(anywidget.AnyWidget):
+    """Base of the small views drawn by ``static/slider_view.mjs`` (budget, scaling, groups,
+    training steps): the book's view styles and weight colours, and ``link``, the view's name
+    in the page's URL fragment (a permalink on the site). Subclasses set ``_esm`` and their
+    own traits."""
+
+    palette = traitlets.List().tag(sync=True)
+    view_css = traitlets.Unicode().tag(sync=True)
+    link = traitlets.Unicode("").tag(sync=True)
+
+    def __init__(self, **kwargs: object) -> None:
+        kwargs.setdefault("palette", palette())
+        kwargs.setdefault("view_css", view_css())
+        super().__init__(**kwargs)

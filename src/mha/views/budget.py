@@ -1,34 +1,23 @@
-"""The trade-off slider: tilt *chased*'s scores from *cat* to *mouse* and watch the budget."""
+"""The trade-off slider: tilt *chased*'s scores from *cat* to *mouse* and watch the budget.
+
+The view is an anywidget (:class:`BudgetView`) whose module, ``static/budget_view.mjs``,
+computes the row in the reader's browser (``tiltRow`` in ``static/mha_views.mjs``, the port
+of :func:`mha.budget.tilt`) for every tilt the slider offers; :func:`expected_budget`
+recomputes its numbers with PyTorch's own attention, by another route.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import ipywidgets as widgets
 import torch
+import traitlets
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import budget, toy
-from mha.views.html import bars, head_box, note, number, view
-from mha.views.switch import register_expected, slider, switch
-
-
-def budget_html(t: float) -> str:
-    """One view of the trade-off slider: *chased*'s tilted row ``(5,)``, its sum, the exchange."""
-    row, base = budget.chased_tilted(t), budget.chased_tilted(0.0)  # (5,), (5,)
-    gain = float(row[toy.MOUSE] - base[toy.MOUSE])
-    others = float((row - base).sum()) - gain
-    body = bars(row, toy.SENTENCE, "b")
-    body += note(f"row sum = {number('sum', float(row.sum()), 12)}")
-    body += note(
-        f"change in mouse's weight: {number('gain', gain, 3)}; "
-        f"in the other four words' weights together: {number('others', others, 3)}"
-    )
-    return view(
-        "budget",
-        head_box(f"chased → … (scores tilted by {t:+.1f} from cat to mouse)", body),
-        tilt=t,
-    )
+from mha.views import anywidgets
+from mha.views.anywidgets import SliderView
+from mha.views.expected import register_expected
 
 
 @register_expected("budget")
@@ -51,15 +40,36 @@ def expected_budget(tilt: str) -> dict[str, float]:
     return out
 
 
-def budget_switch(
-    tilts: Sequence[float] = budget.TILTS, start: float = 0.0
-) -> tuple[widgets.SelectionSlider, widgets.Widget]:
-    """The trade-off slider and its precomputed views.
+class BudgetView(SliderView):
+    """The trade-off view (``static/budget_view.mjs``): ``word``'s row of one head, its
+    scores tilted by ``tilt`` from key ``lose`` to key ``gain``, computed in the browser.
+    Inputs: X ``(n, d_model)`` and its ``words``; the head's W_q, W_k ``(d_model, d_k)``;
+    the control's positions ``tilts``."""
 
-    Returns:
-        ``(slider, stack)``: put both in :func:`mha.views.switch.panel`; the stack
-        follows the slider with or without a kernel.
-    """
-    control = slider("tilt from cat to mouse", [(f"{t:+.1f}", t) for t in tilts], start)
-    stack = switch([control], lambda key: budget_html(tilts[key[0]]))
-    return control, stack
+    _esm = traitlets.Unicode(anywidgets.esm("budget_view.mjs")).tag(sync=True)
+    X = traitlets.List().tag(sync=True)
+    W_q = traitlets.List().tag(sync=True)
+    W_k = traitlets.List().tag(sync=True)
+    words = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    word = traitlets.Int(toy.CHASED).tag(sync=True)
+    gain = traitlets.Int(toy.MOUSE).tag(sync=True)
+    lose = traitlets.Int(toy.CAT).tag(sync=True)
+    tilts = traitlets.List(traitlets.Float()).tag(sync=True)
+    tilt = traitlets.Float(0.0).tag(sync=True)
+
+
+def budget_view(tilts: Sequence[float] = budget.TILTS, start: float = 0.0) -> BudgetView:
+    """The trade-off slider over ``tilts`` on *chased*'s row of the single full-width head
+    (:func:`mha.toy.single_head_weights`), starting at ``start``; a widget for a page."""
+    if start not in tilts:
+        raise ValueError(f"start tilt {start} must be among {list(tilts)}")
+    W_q, W_k, _ = toy.single_head_weights()  # (9, 9) each
+    return BudgetView(
+        X=toy.X.tolist(),  # (5, 9)
+        W_q=W_q.tolist(),
+        W_k=W_k.tolist(),
+        words=list(toy.SENTENCE),
+        tilts=[float(t) for t in tilts],
+        tilt=float(start),
+        link=anywidgets.next_link("budget"),
+    )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import torch
 
 from mha.measure import flops, random_layer
-from mha.views.switch import register_expected
+from mha.views.expected import register_expected
 
 
 def _ints(attrs: dict[str, str]) -> dict[str, int]:

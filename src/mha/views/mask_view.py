@@ -27,7 +27,7 @@ import mha
 from mha import toy, translation
 from mha.views import anywidgets
 from mha.views.anywidgets import palette, view_css
-from mha.views.switch import register_expected
+from mha.views.expected import register_expected
 
 MASK_KINDS = ("none", "causal", "window", "padding")
 

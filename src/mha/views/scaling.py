@@ -1,41 +1,27 @@
-"""The scaling switch: one row of weights as a head widens, its scores divided by √d_k or not."""
+"""The scaling view: one row of weights as a head widens, its scores divided by √d_k or not.
+
+An anywidget (:class:`ScalingView`) whose module, ``static/scaling_view.mjs``, draws the
+random head and computes the row in the reader's browser for every width and toggle the
+controls offer; :func:`expected_scaling` recomputes its numbers in torch, by another route.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
-import ipywidgets as widgets
 import torch
+import traitlets
 from torch.distributions import Categorical
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import scaling, toy
-from mha.views.html import bars, head_box, note, number, view
-from mha.views.switch import register_expected, slider, switch
+from mha.views import anywidgets
+from mha.views.anywidgets import SliderView
+from mha.views.expected import register_expected
 
 # The toggle's positions: (label, scaled).
 SCALED_OPTIONS: tuple[tuple[str, int], ...] = (("scores ÷ √d_k", 1), ("scores not divided", 0))
-
-
-def scaling_html(d_k: int, scaled: bool, word: int = toy.CHASED, seed: int = 0) -> str:
-    """One view of the scaling switch: ``word``'s row ``(5,)`` of the head of width ``d_k``
-    (:func:`mha.scaling.head_scores`), its largest weight, its entropy and the lead of
-    its largest score over the next."""
-    s = scaling.head_scores(d_k, scaled, seed)[word]  # (5,): the scores the softmax sees
-    row = torch.softmax(s, dim=-1)  # (5,)
-    first, second = s.topk(2).values.tolist()
-    body = bars(row, toy.SENTENCE, "w")
-    body += note(
-        f"largest weight {number('max', float(row.max()))}; "
-        f"entropy {number('entropy', float(scaling.entropy(row)))} bits "
-        f"(an even row has {number('uniform', math.log2(len(row)))}, "
-        "all weight on one word has 0)"
-    )
-    body += note(f"the largest score leads the next by {number('gap', first - second, 1)}")
-    how = "divided by √d_k" if scaled else "not divided"
-    title = f"{toy.SENTENCE[word]} → … (d_k = {d_k}, scores {how})"
-    return view("scaling", head_box(title, body), d_k=d_k, scaled=int(scaled), word=word, seed=seed)
 
 
 @register_expected("scaling")
@@ -60,22 +46,42 @@ def expected_scaling(dk: str, scaled: str, word: str, seed: str) -> dict[str, fl
     return out
 
 
-def scaling_switch(
-    widths: Sequence[int] = scaling.VIEW_WIDTHS, start: int = 16, scaled: bool = True
-) -> tuple[list[widgets.Widget], widgets.Widget]:
-    """A ``d_k`` slider, a divided/not-divided toggle and their precomputed views.
+class ScalingView(SliderView):
+    """The scaling view (``static/scaling_view.mjs``): ``word``'s row of the random head of
+    ``seed`` cut to width ``d_k`` (:func:`mha.scaling.head_scores`), its scores divided by
+    √d_k if ``scaled``, computed in the browser. Inputs: X ``(n, d_model)`` and its
+    ``words``; ``scale``, the random heads' standard deviation; ``widest``, the width of the
+    head drawn; the widths offered (``widths``) and the toggle's ``scaled_options``."""
 
-    Returns:
-        ``(controls, stack)``: put both in :func:`mha.views.switch.panel`; the stack
-        follows the controls with or without a kernel.
-    """
-    width = slider("head width d_k", widths, start)
-    toggle = widgets.ToggleButtons(
-        options=list(SCALED_OPTIONS),
-        value=int(scaled),
-        description="",
-        style={"description_width": "initial", "button_width": "auto"},
+    _esm = traitlets.Unicode(anywidgets.esm("scaling_view.mjs")).tag(sync=True)
+    X = traitlets.List().tag(sync=True)
+    words = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    word = traitlets.Int(toy.CHASED).tag(sync=True)
+    seed = traitlets.Int(0, min=0).tag(sync=True)
+    scale = traitlets.Float(toy.RANDOM_SCALE).tag(sync=True)
+    widest = traitlets.Int(max(scaling.VIEW_WIDTHS)).tag(sync=True)
+    widths = traitlets.List(traitlets.Int()).tag(sync=True)
+    d_k = traitlets.Int(16).tag(sync=True)
+    scaled_options = traitlets.List().tag(sync=True)
+    scaled = traitlets.Int(1).tag(sync=True)
+
+
+def scaling_view(
+    widths: Sequence[int] = scaling.VIEW_WIDTHS, start: int = 16, scaled: bool = True
+) -> ScalingView:
+    """A ``d_k`` slider over ``widths`` and a divided/not-divided toggle on *chased*'s row;
+    a widget for a page."""
+    if start not in widths or not 1 <= min(widths) <= max(widths) <= max(scaling.VIEW_WIDTHS):
+        raise ValueError(
+            f"widths {list(widths)} must be from 1 to {max(scaling.VIEW_WIDTHS)} "
+            f"and hold start = {start}"
+        )
+    return ScalingView(
+        X=toy.X.tolist(),  # (5, 9)
+        words=list(toy.SENTENCE),
+        widths=list(widths),
+        d_k=start,
+        scaled_options=[list(o) for o in SCALED_OPTIONS],
+        scaled=int(scaled),
+        link=anywidgets.next_link("scaling"),
     )
-    options = [v for _, v in SCALED_OPTIONS]
-    stack = switch([width, toggle], lambda key: scaling_html(widths[key[0]], bool(options[key[1]])))
-    return [width, toggle], stack

@@ -13,7 +13,8 @@ Views follow one contract, which the browser tests read: the root element is
 made by :func:`mha.views.html.view` and every number shown has a ``data-key``
 and a ``data-value``. :func:`register_expected` lets a view type say how to
 recompute its numbers from its ``data-*`` attributes, by another route than
-the one that built the view.
+the one that built the view (:mod:`mha.views.expected`, imported here for the views
+that still use this module).
 """
 
 from __future__ import annotations
@@ -26,32 +27,14 @@ from typing import Any
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_string import HTMLStyle
 
+from mha.views.expected import _EXPECTED, expected, register_expected  # noqa: F401
 from mha.views.html import STYLE
 
 ViewKey = tuple[int, ...]
-Expected = Callable[..., dict[str, float]]
 
 # Every combination of control positions is one stored view; this many at most per
 # switch keeps the largest page within the book's page budget.
 MAX_VIEWS = 300
-
-_EXPECTED: dict[str, Expected] = {}
-
-
-def register_expected(view: str) -> Callable[[Expected], Expected]:
-    """Decorator: ``fn(**data_attributes) -> {data-key: value}`` for views named ``view``."""
-
-    def deco(fn: Expected) -> Expected:
-        _EXPECTED[view] = fn
-        return fn
-
-    return deco
-
-
-def expected(view: str, **attrs: str) -> dict[str, float] | None:
-    """Recompute the numbers a view of type ``view`` should show, or ``None`` if unknown."""
-    fn = _EXPECTED.get(view)
-    return None if fn is None else fn(**attrs)
 
 
 def _sizes(controls: Sequence[widgets.Widget]) -> list[int]:

@@ -1,43 +1,23 @@
-"""The training-step slider: every head's row for the verb of one sentence, step by step."""
+"""The training-step slider: every head's row for the verb of one sentence, step by step.
+
+An anywidget (:class:`StepsView`) whose module, ``static/steps_view.mjs``, draws the view in
+the reader's browser from the run's stored snapshots, sent as a trait; :func:`expected_steps`
+recomputes its numbers by training again.
+"""
 
 from __future__ import annotations
 
-import ipywidgets as widgets
+import traitlets
 
 from mha.training import SHOW, SHOW_VERB, Run, RunConfig, cached_run
-from mha.views.html import bars, head_box, note, number, view
-from mha.views.switch import panel, register_expected, slider, switch
+from mha.views import anywidgets
+from mha.views.anywidgets import SliderView
+from mha.views.expected import register_expected
 
 
 def _labels() -> list[str]:
     """The words of :data:`SHOW`, numbered where a word occurs twice."""
     return [f"{w} ({p})" if SHOW.count(w) > 1 else w for p, w in enumerate(SHOW)]
-
-
-def steps_html(run: Run, step: int) -> str:
-    """One view: every head's row ``(h, n)`` for the verb of :data:`SHOW` after ``step`` steps."""
-    rows = run.snapshots[step]  # (h, n)
-    c = run.config
-    blocks = "".join(
-        head_box(f"head {i + 1}: {SHOW[SHOW_VERB]} → …", bars(rows[i], _labels(), f"r{i}"))
-        for i in range(rows.shape[0])
-    )
-    loss = number("loss", float(run.test_loss[run.eval_steps == step][0]), spec=".2g")
-    body = note(f"after {step} steps; loss on the held-out sentences {loss}")
-    body += f'<div class="mha-heads">{blocks}</div>'
-    return view(
-        "training-steps",
-        body,
-        h=c.h,
-        d_k=c.d_k,
-        seed=c.seed,
-        steps=c.steps,
-        lr=c.lr,
-        batch=c.batch,
-        init=c.init,
-        eps=c.eps,
-        step=step,
-    )
 
 
 @register_expected("training-steps")
@@ -60,9 +40,39 @@ def expected_steps(**attrs: str) -> dict[str, float]:
     return out
 
 
-def steps_slider(run: Run) -> widgets.VBox:
-    """A slider over the run's snapshot steps; every view is precomputed."""
+def _config(c: RunConfig) -> dict[str, object]:
+    """The run's settings the view's root names (its data-* attributes)."""
+    keys = ("h", "d_k", "seed", "steps", "lr", "batch", "init", "eps")
+    return {k: getattr(c, k) for k in keys}
+
+
+class StepsView(SliderView):
+    """The training-step view (``static/steps_view.mjs``): every head's row for the verb of
+    :data:`SHOW` at the saved ``step`` the reader picks. Inputs: the words and their
+    ``labels``, ``verb`` (its index); the run's ``config``; ``saved_steps`` and, for each,
+    ``rows`` ``(h, n)`` and the held-out loss (``losses``): the stored snapshots, as data."""
+
+    _esm = traitlets.Unicode(anywidgets.esm("steps_view.mjs")).tag(sync=True)
+    words = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    verb = traitlets.Int(SHOW_VERB).tag(sync=True)
+    config = traitlets.Dict().tag(sync=True)
+    saved_steps = traitlets.List(traitlets.Int()).tag(sync=True)
+    rows = traitlets.List().tag(sync=True)
+    losses = traitlets.List(traitlets.Float()).tag(sync=True)
+    step = traitlets.Int().tag(sync=True)
+
+
+def steps_slider(run: Run) -> StepsView:
+    """A slider over the run's snapshot steps, starting at the last; a widget for a page."""
     steps = sorted(run.snapshots)
-    control = slider("training step", steps, steps[-1])
-    views = switch([control], lambda key: steps_html(run, steps[key[0]]))
-    return panel([control], views)
+    return StepsView(
+        words=list(SHOW),
+        labels=_labels(),
+        config=_config(run.config),
+        saved_steps=steps,
+        rows=[run.snapshots[st].tolist() for st in steps],  # (S, h, n)
+        losses=[float(run.test_loss[run.eval_steps == st][0]) for st in steps],
+        step=steps[-1],
+        link=anywidgets.next_link("steps"),
+    )

@@ -344,6 +344,47 @@ export function multiHeadAttention(X, W_q, W_k, W_v, W_o, opts = {}) {
   });
 }
 
+// ----------------------------------------------------------------------------- one head's row
+
+/**
+ * One head's scores Q K^T, divided by sqrt(d_k) if `scaled` (mha.budget.single_head_scores,
+ * mha.scaling.head_scores).
+ * @param {number[][]} Q (n_q, d_k)
+ * @param {number[][]} K (n_k, d_k)
+ * @param {boolean} [scaled] divide by sqrt(d_k)
+ * @returns {number[][]} (n_q, n_k)
+ */
+export function headScores(Q, K, scaled = true) {
+  return boundary(() => {
+    const [, d_k] = checkArray("Q", Q, 2);
+    if (checkArray("K", K, 2)[1] !== d_k) throw new Error(`Q ${fmtShape(Q)} and K ${fmtShape(K)} must agree on d_k`);
+    const root = scaled ? Math.sqrt(d_k) : 1;
+    return matmul(Q, transpose(K)).map((row) => row.map((s) => s / root)); // (n_q, n_k)
+  });
+}
+
+/**
+ * Softmax of one row of scores after moving t from key `lose` to key `gain`, as mha.budget.tilt.
+ * @param {number[]} scores (n,)
+ * @param {number} t added to scores[gain], subtracted from scores[lose]
+ * @param {number} gain, lose key positions
+ * @returns {number[]} (n,), summing to one
+ */
+export function tiltRow(scores, t, gain, lose) {
+  if (!(gain >= 0 && gain < scores.length && lose >= 0 && lose < scores.length)) {
+    throw new Error(`keys ${gain} and ${lose} must index the row of ${scores.length} scores`);
+  }
+  const s = scores.slice(); // (n,)
+  s[gain] += t;
+  s[lose] -= t;
+  return softmax(s); // (n,)
+}
+
+/** Entropy in bits of one row of weights (n,), as mha.scaling.entropy: 0 log 0 counts 0. */
+export function entropyBits(w) {
+  return -w.reduce((a, p) => a + (p > 0 ? p * Math.log(p) : 0), 0) / Math.LN2;
+}
+
 // ----------------------------------------------------------------------------- the trained model
 
 /**

@@ -114,9 +114,11 @@ export function headBox(title, body) {
 }
 
 /** A range control over positions 0..values.length-1 of `values`: its visible label, the
- * value shown in an <output>, and aria-valuetext giving the value (not the position). */
+ * value shown in an <output>, and aria-valuetext giving the value (not the position);
+ * opts.text(value): the shown value (default String(value)). */
 export function rangeHtml(name, label, values, value, opts = {}) {
   const at = values.indexOf(value);
+  const text = opts.text ? opts.text(value) : String(value); // the shown value
   if (at < 0) throw new Error(`${name} = ${value} is not among [${values}]`);
   return el(
     "label",
@@ -129,10 +131,10 @@ export function rangeHtml(name, label, values, value, opts = {}) {
         max: opts.max ?? values.length - 1,
         step: 1,
         value: opts.min == null ? at : value,
-        "aria-valuetext": String(value),
+        "aria-valuetext": text,
         disabled: opts.disabled ?? false,
       }) +
-      el("output", { "data-control-value": name }, esc(value)),
+      el("output", { "data-control-value": name }, esc(text)),
   );
 }
 

@@ -1,0 +1,178 @@
+"""The small views of chapters 1, 3 and 5, computed in the reader's browser (anywidgets).
+
+The tilt and scaling views of chapter 1 (budget_view.mjs, scaling_view.mjs), the key/value
+groups of chapter 3 (groups_view.mjs) and the training steps of chapter 5 (steps_view.mjs), on
+the built site served over http AND opened from ``file://``:
+
+* the page makes no request that leaves the site, logs no error, and every such view is live
+  (the static first view handed over exactly), its numbers those mha computes in torch;
+* the views show before any script runs (JavaScript off), with mha's numbers, controls inert;
+* every control moved by keyboard (each range to its end, its start and one step; each radio
+  group to its other position) changes the numbers, which stay mha's (budget.py's,
+  scaling.py's, grouped.py's and training.py's expected functions, through expected.py);
+* the ranges are at least 200 by 24 px, announce the shown value, and show a focus ring;
+* a permalink opens a view at its setting and follows it.
+(axe-core runs on every page in test_pages.py.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser import expected, harness
+from tests.browser.test_heads_view import _confine
+
+PAGES = {  # page: the views it shows, in order
+    "notebooks/01_one_budget.html": ["budget", "scaling"],
+    "notebooks/03_splitting_the_cost.html": ["grouped-cost"],
+    "notebooks/05_what_heads_learn.html": ["training-steps"],
+}
+HOSTS = ".mha-budget-view, .mha-scaling-view, .mha-groups-view, .mha-steps-view"
+VIEWS = {v for views in PAGES.values() for v in views}
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
+
+
+def _problems(page, rel: str) -> tuple[list[str], list[str]]:
+    """(mismatches between every visible view's numbers and mha's, the views seen)."""
+    hook, problems, seen = expected.hook(), [], []
+    for v in harness.visible_views(page):
+        if v["attrs"].get("view") not in VIEWS:
+            continue
+        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
+        cells = {c["key"]: c["value"] for c in v["cells"]}
+        want = hook(attrs)
+        assert want and cells, f"{attrs}: nothing to compare"
+        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(want.keys() - cells.keys())]
+        problems += expected.compare(rel, attrs, cells, want)
+        seen.append(attrs["view"])
+    return problems, seen
+
+
+def _open(playwright, site, base_url, rel, scheme, fragment=""):
+    ctx_manager = harness.browser_context(playwright, viewport={"width": 1280, "height": 900})
+    ctx = ctx_manager.__enter__()
+    left = _confine(ctx, scheme)
+    page = ctx.new_page()
+    log = harness.watch(page)
+    url = base_url + rel if scheme == "http" else (site / rel).as_uri()
+    page.goto(url + fragment, wait_until="load")
+    harness.settle(page)
+    log.requests.wait_quiet(page)
+    return ctx_manager, page, log, left
+
+
+@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
+def chapter(request, playwright, base_url, site):
+    """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered."""
+    rel, scheme = request.param
+    cm, page, log, left = _open(playwright, site, base_url, rel, scheme)
+    try:
+        yield rel, page, log, left
+    finally:
+        cm.__exit__(None, None, None)
+
+
+def test_loads_from_the_site_alone_and_renders_live(chapter):
+    rel, page, log, left = chapter
+    assert left == [], f"requests leaving the site: {left}"
+    assert log.problems() == [], "\n".join(log.problems())
+    handover = page.evaluate(
+        f"() => Array.from(document.querySelectorAll('{HOSTS}'))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
+    )
+    assert handover == ["exact"] * len(PAGES[rel]), f"handed over by {handover}"
+    problems, seen = _problems(page, rel)
+    assert seen == PAGES[rel] and problems == [], problems[:10]
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_the_views_show_before_scripts_run(playwright, base_url, rel):
+    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        page.goto(base_url + rel, wait_until="load")
+        problems, seen = _problems(page, rel)
+        assert seen == PAGES[rel] and problems == [], problems[:10]
+        n = page.locator(f":is({HOSTS}) fieldset").count()
+        assert n == len(PAGES[rel]), n
+        assert page.locator(f":is({HOSTS}) fieldset[inert]").count() == n, "controls not inert"
+
+
+def _press(page, locator, key: str) -> None:
+    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
+    before = page.evaluate(SIGNATURE_JS)
+    locator.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+
+
+def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
+    rel, page, log, left = chapter
+    problems, _ = _problems(page, rel)
+    ranges = page.locator(f":is({HOSTS}) input[type=range]")
+    assert ranges.count() == len(PAGES[rel])
+    for i in range(ranges.count()):
+        r = ranges.nth(i)
+        top = int(r.get_attribute("max"))
+        start = int(r.input_value())
+        keys = ("Home", "End", "ArrowLeft") if start == top else ("End", "Home", "ArrowRight")
+        for key in keys:
+            _press(page, r, key)
+            want = {"End": top, "Home": 0, "ArrowRight": 1, "ArrowLeft": top - 1}[key]
+            assert r.input_value() == str(want), (key, r.input_value())
+            shown = r.get_attribute("aria-valuetext")
+            assert shown == r.locator("xpath=following-sibling::output").inner_text()
+            problems += _problems(page, rel)[0]
+    radios = page.locator(f":is({HOSTS}) input[type=radio]:checked")
+    for i in range(radios.count()):
+        radio = radios.nth(i)
+        host = radio.locator("xpath=ancestor::fieldset/..")
+        before = host.locator(".mha-view").get_attribute("data-scaled")
+        _press(page, radio, "ArrowRight")  # the other position of the toggle
+        assert host.locator(".mha-view").get_attribute("data-scaled") != before
+        problems += _problems(page, rel)[0]
+    assert problems == [], "\n".join(problems[:20])
+    assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def test_controls_are_big_enough_announce_values_and_show_focus(chapter):
+    _, page, _, _ = chapter
+    for r in page.locator(f":is({HOSTS}) input[type=range]").all():
+        box = r.bounding_box()
+        assert box["width"] >= 200 and box["height"] >= 24, box
+        label = r.evaluate("(e) => e.closest('label').textContent")
+        assert r.get_attribute("aria-valuetext") in label  # the <output> shows the value
+    r = page.locator(f":is({HOSTS}) input[type=range]").first
+    r.focus()
+    page.keyboard.press("Home")  # a keyboard move: :focus-visible applies
+    ring = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+    )
+    assert ring[0] == "solid" and ring[1] >= 3, ring
+    for radio in page.locator(f":is({HOSTS}) input[type=radio]").all():
+        box = radio.evaluate("(e) => e.closest('label').getBoundingClientRect().height")
+        assert box >= 24, box
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+    rel = "notebooks/01_one_budget.html"
+    link = "#budget-1:tilt=+2.5"
+    cm, page, log, left = _open(playwright, site, base_url, rel, scheme, link)
+    try:
+        page.wait_for_function(
+            "() => { const v = document.querySelector('.mha-budget-view .mha-view');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.tilt === '2.5'; }",
+            timeout=30_000,
+        )
+        assert _problems(page, rel)[0] == []
+        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        _press(page, page.locator(".mha-budget-view input[data-control=tilt]"), "ArrowRight")
+        assert page.evaluate("() => location.hash") == "#budget-1:tilt=+3.0"
+        scaling = page.locator(".mha-scaling-view input[data-control=d_k]")
+        _press(page, scaling, "End")
+        assert page.evaluate("() => location.hash") == "#scaling-1:dk=1024,scaled=1"
+        assert log.problems() == [] and left == [], [*log.problems(), *left]
+    finally:
+        cm.__exit__(None, None, None)
