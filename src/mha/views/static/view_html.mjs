@@ -136,6 +136,43 @@ export function rangeHtml(name, label, values, value, opts = {}) {
   );
 }
 
+// ----------------------------------------------------------------------------- permalinks
+// On the site (not in JupyterLab), the page's URL fragment holds a view's settings, e.g.
+// #heads-1:h=4,dk=3,seed=7,word=4 (the view's `link` trait names it): read once the live view
+// has replaced the static first view, written on every change. Each view module gives its
+// own readLink(hash, state) -> {trait: value} or null, and linkOf(state) -> fragment.
+
+/** Calls `then` once `root` is in the page and no static first view stands before it (the
+ * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
+function whenLive(root, then, frames = 1200) {
+  const subarea = root.closest(".widget-subarea");
+  const copy = subarea && subarea.previousElementSibling;
+  if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
+  else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
+}
+
+/** Permalinks for one live view: apply the fragment's settings (readLink), then keep it up to
+ * date: the function returned writes linkOf(state()) into the URL. */
+export function linkUp(model, root, state, readLink, linkOf) {
+  if (!state().link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
+  let live = false;
+  whenLive(root, () => {
+    const settings = readLink(location.hash, state());
+    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
+    if (settings && Object.keys(settings).length) model.save_changes();
+    if (settings) root.scrollIntoView({ block: "start" });
+    live = true;
+  });
+  return () => {
+    if (!live) return;
+    try {
+      history.replaceState(history.state, "", linkOf(state()));
+    } catch (e) {
+      // a page where the URL cannot change (a sandboxed frame): the view works without links
+    }
+  };
+}
+
 /** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
 export const CONTROL_CSS = `
 .mha-controls{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}
