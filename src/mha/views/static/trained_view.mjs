@@ -28,13 +28,13 @@ const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mh
 export const PAD_LABEL = "pad";
 
 const TRAINED_CSS = `${CONTROL_CSS}
-.mha-trained-view .mha-controls{position:sticky;top:0;z-index:2;background:#fff}
+.mha-trained-view .mha-controls{position:sticky;top:0;z-index:2;background:var(--pst-color-background,var(--jp-layout-color0,#fff))}
 .mha-trained-view input[type=text]{min-height:28px;font:inherit;font-size:13px;width:24em;max-width:100%}
 .mha-trained-view .mha-choices{display:inline-flex;flex-wrap:wrap;gap:2px 12px;border:0;margin:0;padding:0}
 .mha-trained-view .mha-choices legend{font-weight:400;font-size:13px;float:left;padding:0 6px 0 0}
 .mha-trained-view input[type=checkbox]{width:18px;height:18px;margin:0}
 .mha-trained-view .mha-head.mha-off{opacity:.6;border-style:dashed}
-.mha-trained-view .mha-problem{color:#a51d2d;font-weight:600}
+.mha-trained-view .mha-problem{font-weight:600;border-left:4px solid #c01c28;padding-left:8px}
 .mha-trained-out{display:flex;flex-direction:column;gap:8px}
 `;
 
