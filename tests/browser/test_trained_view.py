@@ -156,8 +156,8 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
 def test_controls_are_named_sized_and_stay_in_sight(chapter):
     rel, page, _, _ = chapter
     for role, name in (("slider", "seed"), ("textbox", "sentence"), ("combobox", "row of")):
-        assert page.get_by_role(role, name=name).count() == 1, (rel, name)
-    assert page.get_by_role("radio", name=setting_label(2, 12)).count() == 1
+        assert page.locator(HOST).get_by_role(role, name=name).count() == 1, (rel, name)
+    assert page.locator(HOST).get_by_role("radio", name=setting_label(2, 12)).count() == 1
     seed = page.locator(f"{HOST} input[data-control=seed]")
     box = seed.bounding_box()
     assert box["width"] >= 200 and box["height"] >= 24, box
