@@ -219,3 +219,26 @@ def test_permalinks_read_valid_settings_and_write_them_all(base):
     ]
     assert out["written"] == f"#{link}:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=2,off=2"
     assert out["back"] == out["read"][0]
+
+
+WHICH = """
+const { state, sentences } = job;
+const which = sentences.map((t) => {
+  const words = mod.wordsOf(t, state.pad);
+  const ids = mod.wordIds(words, state.vocab, state.max_len, state.pad);
+  return mod.whichSentences(state, words, ids);
+});
+process.stdout.write(JSON.stringify(which));
+"""
+
+
+def test_each_sentence_is_named_training_held_out_or_neither(base):
+    train, test = split()
+    say = lambda ids: " ".join(VOCAB[t] for t in ids)  # noqa: E731
+    parts = {"a training sentence": train, "a held-out sentence": test}
+    cases = {say(ids): part for part, data in parts.items() for ids in data.tokens.tolist()}
+    others = ["the cat chased the cat", "the dog bit the hen the", "cat bit hen", "the grey ."]
+    cases |= {"the dog bit the hen .": cases["the dog bit the hen . ."]}
+    cases |= dict.fromkeys(others, "not one of the task's sentences")
+    got = node(WHICH, {"state": base, "sentences": list(cases)})
+    assert dict(zip(cases, got, strict=True)) == cases

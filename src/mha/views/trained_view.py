@@ -6,16 +6,17 @@ sentence the reader types (any words of the task's vocabulary), for every stored
 heads switched off (as :func:`mha.training.ablation.without_head` does: their rows of
 ``W^O`` count as zero). It draws every head's row for a chosen word as bars, every head's
 full weight table with that row framed, the read-out's answer at the verb, and the run's
-held-out metrics. The numbers are computed in the browser by ``modelForward`` of
+held-out metrics, and whether the sentence is one the run trained on. The numbers are
+computed in the browser by ``modelForward`` of
 ``static/mha_views.mjs``, the book's maths ported to JavaScript and checked against it;
 Python only sends the inputs as traits: the stored weights (float32, little-endian, base64:
 float32 keeps attention weights within 1e-6 of the stored float64 model's, measured by
 tests/test_trained_view.py over every stored run), the stored metrics, and the task's
-sentences (which are training and which held-out sentences).
+held-out sentences.
 
-Each view keeps the ``data-*`` contract: :mod:`mha.views.trained`'s ``expected_rows``,
-``expected_weights`` and ``expected_metrics`` recompute its numbers in torch by another
-route (PyTorch's SDPA on the stored float64 weights).
+Each view keeps the ``data-*`` contract: :mod:`mha.views.trained`'s ``expected_rows`` and
+``expected_metrics`` recompute its numbers in torch by another route (PyTorch's SDPA on the
+stored float64 weights).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import numpy as np
 import traitlets
 
 from mha.training import (
+    ADJECTIVES,
     D_MODEL,
     MAX_LEN,
     NOUNS,
@@ -72,8 +74,9 @@ class TrainedView(anywidget.AnyWidget):
     """The trained explorer. Inputs: ``settings`` (``[h, d_k, label]`` each), ``seeds``, and
     per setting ``weights`` (:func:`weights_blob`) and ``metrics`` (per seed, the held-out
     loss, subject, object and both accuracy); the task's ``vocab``, ``nouns``, ``verbs``,
-    ``pad``, ``max_len``, ``d_model``; ``train``/``test``, its training and held-out
-    sentences (:func:`sentences_text`); ``solved_at``. The reader's settings: ``setting``
+    ``adjectives``, ``pad``, ``max_len``, ``d_model``; ``test``, its held-out sentences
+    (:func:`sentences_text`; the others of its shape are its training sentences);
+    ``solved_at``. The reader's settings: ``setting``
     (an index into ``settings``), ``seed``, ``text`` (the sentence), ``word`` (a position
     in it), ``off`` (the heads switched off, from 0); ``link``, the view's name in the page's
     URL fragment (``#trained-1:h=3,dk=4,seed=7,text=the+dog+bit+the+hen,word=2,off=2``)."""
@@ -86,10 +89,10 @@ class TrainedView(anywidget.AnyWidget):
     vocab = traitlets.List(traitlets.Unicode()).tag(sync=True)
     nouns = traitlets.List(traitlets.Unicode()).tag(sync=True)
     verbs = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    adjectives = traitlets.List(traitlets.Unicode()).tag(sync=True)
     pad = traitlets.Unicode(PAD).tag(sync=True)
     max_len = traitlets.Int(MAX_LEN).tag(sync=True)
     d_model = traitlets.Int(D_MODEL).tag(sync=True)
-    train = traitlets.Unicode().tag(sync=True)
     test = traitlets.Unicode().tag(sync=True)
     solved_at = traitlets.Float(SOLVED_AT).tag(sync=True)
     palette = traitlets.List().tag(sync=True)
@@ -120,7 +123,6 @@ def trained_view(
     word = word if word is not None else (verbs[0] if verbs else 0)
     if not 0 <= word < len(words) or not all(0 <= i < setting[0] for i in off):
         raise ValueError(f"word {word} of {len(words)} words, heads off {off} of {setting[0]}")
-    train, test = split()
     return TrainedView(
         settings=[[h, d_k, setting_label(h, d_k)] for h, d_k in SETTINGS],
         seeds=list(SEEDS),
@@ -129,8 +131,8 @@ def trained_view(
         vocab=list(VOCAB),
         nouns=list(NOUNS),
         verbs=list(VERBS),
-        train=sentences_text(train.tokens.tolist()),
-        test=sentences_text(test.tokens.tolist()),
+        adjectives=list(ADJECTIVES),
+        test=sentences_text(split()[1].tokens.tolist()),
         palette=anywidgets.palette(),
         view_css=anywidgets.view_css(),
         setting=SETTINGS.index(setting),

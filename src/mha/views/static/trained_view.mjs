@@ -29,7 +29,9 @@ export const PAD_LABEL = "pad";
 
 const TRAINED_CSS = `${CONTROL_CSS}
 .mha-trained-view .mha-controls{position:sticky;top:0;z-index:2;background:var(--pst-color-background,var(--jp-layout-color0,#fff))}
-.mha-trained-view input[type=text]{min-height:28px;font:inherit;font-size:13px;width:24em;max-width:100%}
+.mha-trained-view fieldset{min-width:0}
+.mha-trained-view label.mha-control{max-width:100%}
+.mha-trained-view input[type=text]{min-height:28px;font:inherit;font-size:13px;width:24em;min-width:0;flex:0 1 24em}
 .mha-trained-view .mha-choices{display:inline-flex;flex-wrap:wrap;gap:2px 12px;border:0;margin:0;padding:0}
 .mha-trained-view .mha-choices legend{font-weight:400;font-size:13px;float:left;padding:0 6px 0 0}
 .mha-trained-view input[type=checkbox]{width:18px;height:18px;margin:0}
@@ -152,19 +154,29 @@ export function trainedComputed(state) {
   return { words, tokens, weights: out.weights, answer };
 }
 
-const partsCache = new Map(); // the train/test text -> Set of its sentences
-
-function sentenceSet(text) {
-  if (!partsCache.has(text)) partsCache.set(text, new Set(text.split(" ")));
-  return partsCache.get(text);
+/** Whether the words are one of the task's sentences (mha.training.all_sentences):
+ * `the ADJ? NOUN VERB the ADJ? NOUN`, with two different nouns, then padding only. */
+export function isTaskSentence(typed, state) {
+  let words = typed;
+  while (words.length && words.at(-1) === state.pad) words = words.slice(0, -1);
+  const phrase = (at) => {
+    if (words[at] !== "the") return -1;
+    const noun = state.adjectives.includes(words[at + 1]) ? at + 2 : at + 1;
+    return state.nouns.includes(words[noun]) ? noun : -1;
+  };
+  const subject = phrase(0);
+  if (subject < 0 || !state.verbs.includes(words[subject + 1])) return false;
+  const object = phrase(subject + 2);
+  return object === words.length - 1 && words[object] !== words[subject];
 }
 
-/** Which of the task's sentences the word ids are: training, held out, or neither. */
-export function whichSentences(state, tokens) {
-  const key = tokens.map((t) => t.toString(36)).join("");
-  if (sentenceSet(state.test).has(key)) return "a held-out sentence";
-  if (sentenceSet(state.train).has(key)) return "a training sentence";
-  return "not one of the task's sentences";
+let heldOut = { text: null, set: null }; // the test sentences' text, and as a Set
+
+/** Which of the task's sentences the words are: held out, training, or neither. */
+export function whichSentences(state, words, tokens) {
+  if (heldOut.text !== state.test) heldOut = { text: state.test, set: new Set(state.test.split(" ")) };
+  if (heldOut.set.has(tokens.map((t) => t.toString(36)).join(""))) return "a held-out sentence";
+  return isTaskSentence(words, state) ? "a training sentence" : "not one of the task's sentences";
 }
 
 // ----------------------------------------------------------------------------- the views
@@ -181,7 +193,7 @@ function rowsPanel(state, c) {
   const n = c.words.length;
   const word = Math.min(state.word, n - 1);
   const labels = positionLabels(c.words, state.max_len);
-  const where = whichSentences(state, c.tokens);
+  const where = whichSentences(state, c.words, c.tokens);
   const off = state.off.filter((i) => i < h);
   const answer = c.answer
     ? `Read-out at the verb${headsOffText(off)}: subject ${el("b", { "data-key": "subject", "data-value": c.answer.subject }, esc(c.answer.subject))}, ` +
@@ -325,7 +337,7 @@ export function linkOf(state) {
 
 // ----------------------------------------------------------------------------- live
 
-const TRAITS = ["link", "settings", "seeds", "weights", "metrics", "vocab", "nouns", "verbs", "pad", "max_len", "d_model", "train", "test", "solved_at", "palette", "view_css", "setting", "seed", "text", "word", "off"];
+const TRAITS = ["link", "settings", "seeds", "weights", "metrics", "vocab", "nouns", "verbs", "adjectives", "pad", "max_len", "d_model", "test", "solved_at", "palette", "view_css", "setting", "seed", "text", "word", "off"];
 const LIVE = ["setting", "seed", "text", "word", "off"];
 let trainedViews = 0;
 
