@@ -119,12 +119,11 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.import_module(f"mha.views.{m.name}")
     from mha.views import (
         budget,
-        explorer,
         grouped,
         heads_view,
         mask_view,
         scaling,
-        trained,
+        trained_view,
         training,
     )
     from tests.test_mask_view import HEADS, draw
@@ -132,15 +131,8 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(toy, "SENTENCE", (NASTY, "cat", "chased", "the", "mouse"))
     monkeypatch.setattr(toy, "WORD_LABELS", (NASTY, "cat", "chased", "the (2nd)", "mouse"))
     monkeypatch.setattr(training, "SHOW", (NASTY, *T.SHOW[1:]))
-    monkeypatch.setattr(trained, "position_labels", lambda words: [NASTY, *words[1:]])
-    monkeypatch.setattr(trained, "setting_label", lambda h, d_k: NASTY)
     run = T.train(T.RunConfig(h=2, steps=1))
-    made = {
-        "heads": explorer.heads_html(2, 3),
-        "rows": explorer.rows_html(2, 3, toy.CHASED),
-        "trained-rows": trained.rows_html(2, 6, 0, T.SHOW, 3),
-        "trained-metrics": trained.metrics_html(2, 6, 0),
-    }
+    made: dict[str, str] = {}
     # The views computed in the browser are drawn by their JavaScript modules (in Node, as
     # the build draws first views), with the words they are given.
     words = [NASTY, *toy.SENTENCE[1:]]
@@ -155,8 +147,15 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     state = mask_view.chapter6_mask_view(HEADS).get_state()
     made["mask"] = draw([{**state, "words": words}])[0]
     # So are the concat and cost panels (mha.views.heads_view); the view reads toy's words.
-    for name in ("concat", "cost"):
+    for name in ("rows", "heads", "concat", "cost"):
         made[name] = draw([heads_view.heads_view(show=(name,)).get_state()])[0]
+    # And the trained explorer (mha.views.trained_view): a word and a setting label of markup.
+    state = trained_view.trained_view().get_state()
+    vocab = [NASTY, *state["vocab"][1:]]  # NASTY in place of "the"
+    settings = [[h, d_k, NASTY] for h, d_k, _ in state["settings"]]
+    text = f"{NASTY} cat chased {NASTY} mouse"
+    html = draw([{**state, "vocab": vocab, "settings": settings, "text": text}])[0]
+    made["trained-rows"] = made["trained-metrics"] = html
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
     for name, html in made.items():
         assert f'data-view="{name}"' in html

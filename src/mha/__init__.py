@@ -50,13 +50,13 @@ The figures (matplotlib), one module per subject:
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the view root element, numbers tests can read, tables and bars
-      views.switch     precomputed views switched by controls
+      views.switch     precomputed views switched by controls (no chapter uses it now)
       views.expected   expected values by view type (the numbers the browser tests check)
-      views.explorer   chapter 2's h / d_k explorer over the toy sentence, with a source
-                       picker; the rows/heads/concat panels' expected values
+      views.explorer   the heads view's rows/heads/concat panels' expected values
       views.cost       the cost panel's expected values: parameters and multiply-adds
-      views.trained    views of trained heads: rows for a word of a sentence, metrics
-      views.trained_panel  the trained-heads panel: setting, seed, sentence, word, text box
+      views.trained    the trained explorer's labels, vocabulary message, expected values
+      views.trained_view  chapters 2 and 5's trained explorer (every stored run, any
+                       sentence, heads on/off), computed in the browser (an anywidget)
       views.grouped    the key/value-groups slider: what sharing keys and values saves,
                        computed in the browser (an anywidget)
       views.budget     the trade-off slider of one head's budget, computed in the browser

@@ -50,26 +50,32 @@ def _inline(name: str, done: list[str], stack: tuple[str, ...]) -> str:
     return "\n".join([*parts, body])
 
 
-def _strip(text: str) -> str:
-    """``text`` without its comment lines (``//`` lines and ``/* ... */`` blocks that start a
-    line) and blank lines: the comments are for readers of static/, not for every page that
-    carries the module. (So no line inside a template literal of static/ may start with
-    ``//`` or ``/*``.)"""
-    out, in_block = [], False
-    for line in text.splitlines():
+def _without_comments(text: str) -> str:
+    """``text`` without its whole-line comments (``// ...`` lines and ``/* ... */`` blocks that
+    take whole lines), outside template literals: the module travels in every page that shows
+    the view, and its comments are for the repository's readers. A block comment that ends
+    before the end of its line is refused, so that no code is ever dropped with it."""
+    kept, in_block, in_template = [], False, False
+    for number, line in enumerate(text.split("\n"), 1):
         s = line.strip()
-        if in_block or s.startswith("/*"):
-            in_block = not s.endswith("*/")
-        elif s and not s.startswith("//"):
-            out.append(line)
-    return "\n".join(out) + "\n"
+        if in_block or (not in_template and s.startswith("/*")):
+            if "*/" in s and not s.endswith("*/"):
+                raise ValueError(f"line {number}: code after a block comment: {line!r}")
+            in_block = "*/" not in s[2 if not in_block else 0 :]
+            continue
+        if not in_template and s.startswith("//"):
+            continue
+        kept.append(line)
+        if len(re.findall(r"(?<!\\)`", line)) % 2:
+            in_template = not in_template
+    return "\n".join(kept)
 
 
 @cache
 def esm(name: str) -> str:
-    """``static/<name>`` with every module it imports inlined, comments dropped: one ES
-    module, as text."""
-    return _strip(_inline(name, [], ()))
+    """``static/<name>`` with every module it imports inlined, whole-line comments dropped:
+    one ES module, as text."""
+    return _without_comments(_inline(name, [], ()))
 
 
 def palette() -> list[list[str]]:

@@ -138,6 +138,8 @@ export function rangeHtml(name, label, values, value, opts = {}) {
   );
 }
 
+// Permalinks: view_link.mjs.
+
 /** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
 export const CONTROL_CSS = `
 .mha-controls{border:1px solid #767676;border-radius:6px;margin:0 0 8px 0;padding:6px 10px;display:flex;flex-wrap:wrap;gap:6px 18px;align-items:center}

@@ -1,0 +1,211 @@
+"""The trained explorer of chapters 2 and 5, computed in the reader's browser (an anywidget).
+
+On the built site served over http AND opened from ``file://``:
+
+* the page makes no request that leaves the site, logs no error, and the view is live (the
+  static first view handed over exactly);
+* the view shows before any script runs (JavaScript off), with torch's numbers;
+* by keyboard alone: the setting (radio buttons, every setting, in order, labels whole),
+  the seed (range: its end, its start, a neighbour), a typed sentence (Enter), an unknown
+  word (a one-line message naming the vocabulary), the word, and a head switched off (Space)
+  each change the view, and every number shown, the read-out's answer included, equals what
+  mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
+  their rows of W_o);
+* a permalink opens the view at its settings, and the link follows the controls;
+* with six heads the view is taller than the window, and its controls stay in sight.
+(axe-core runs on every page in test_pages.py.)
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mha.training import SETTINGS, VOCAB
+from mha.views.trained import setting_label
+from tests.browser import expected, harness
+from tests.browser.test_heads_view import _confine
+
+PAGES = {  # page: the sentence and word its view opens at
+    "notebooks/02_run_it_again.html": ("the cat chased the mouse", "2"),
+    "notebooks/05_what_heads_learn.html": ("the grey cat chased the small mouse", "3"),
+}
+HOST = ".mha-trained-view"
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
+VIEWS = {"trained-rows", "trained-metrics"}
+
+
+def _problems(page, rel: str) -> tuple[list[str], list[dict]]:
+    """(mismatches between the trained views' numbers and torch's, the views' attributes)."""
+    hook, problems, seen = expected.hook(), [], []
+    for v in harness.visible_views(page):
+        if v["attrs"].get("view") not in VIEWS:
+            continue
+        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
+        cells = {c["key"]: c["value"] for c in v["cells"]}
+        want = hook(attrs)
+        assert want and cells, f"{attrs}: nothing to compare"
+        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(want.keys() - cells.keys())]
+        problems += expected.compare(rel, attrs, cells, want)
+        seen.append(attrs)
+    return problems, seen
+
+
+@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
+def chapter(request, playwright, base_url, site):
+    """(rel, page, log, left): a chapter loaded over http or from file://, widgets live."""
+    rel, scheme = request.param
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = _confine(ctx, scheme)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.goto(base_url + rel if scheme == "http" else (site / rel).as_uri(), wait_until="load")
+        harness.settle(page)
+        log.requests.wait_quiet(page)
+        yield rel, page, log, left
+
+
+def _rows(page) -> dict:
+    return next(a for a in _problems(page, "")[1] if a["view"] == "trained-rows")
+
+
+def _press(page, locator, key: str) -> None:
+    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
+    before = page.evaluate(SIGNATURE_JS)
+    locator.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+
+
+def test_loads_from_the_site_alone_and_renders_live(chapter):
+    rel, page, log, left = chapter
+    assert left == [], f"requests leaving the site: {left}"
+    assert log.problems() == [], "\n".join(log.problems())
+    handover = page.evaluate(
+        f"() => Array.from(document.querySelectorAll('{HOST}'))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
+    )
+    assert handover == ["exact"], f"handed over by {handover}"
+    problems, seen = _problems(page, rel)
+    assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
+    assert (seen[1]["sentence"], seen[1]["word"]) == PAGES[rel] and problems == [], problems[:10]
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_the_view_shows_before_scripts_run(playwright, base_url, rel):
+    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        page.goto(base_url + rel, wait_until="load")
+        problems, seen = _problems(page, rel)
+        assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
+        assert problems == [], problems[:10]
+        assert page.locator(f"{HOST} fieldset.mha-controls[inert]").count() == 1
+
+
+def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chapter):
+    rel, page, log, left = chapter
+    problems = _problems(page, rel)[0]
+    # the setting: every label whole, in the stored order; arrows move through them
+    labels = page.locator(f"{HOST} input[data-control=setting]").evaluate_all(
+        "(rs) => rs.map((r) => r.parentElement.textContent)"
+    )
+    assert labels == [setting_label(h, d_k) for h, d_k in SETTINGS]
+    start = SETTINGS.index((int(_rows(page)["h"]), int(_rows(page)["dk"])))
+    for step in range(start + 1, len(SETTINGS)):
+        _press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
+        h, d_k = SETTINGS[step]
+        assert (_rows(page)["h"], _rows(page)["dk"]) == (str(h), str(d_k))
+        problems += _problems(page, rel)[0]
+    _press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
+    assert (_rows(page)["h"], _rows(page)["dk"]) == tuple(map(str, SETTINGS[0]))  # round
+    # the seed: its end, its start, a neighbour
+    seed = page.locator(f"{HOST} input[data-control=seed]")
+    for key, want in (("End", "9"), ("Home", "0"), ("ArrowRight", "1")):
+        _press(page, seed, key)
+        assert _rows(page)["seed"] == want == seed.get_attribute("aria-valuetext")
+        problems += _problems(page, rel)[0]
+    _press(page, page.locator(f"{HOST} input[data-control=setting][value='2']"), "Space")
+    # a typed sentence, then the word
+    text = page.locator(f"{HOST} input[data-control=text]")
+    text.focus()
+    text.press("Control+a")
+    text.type("the dog bit the hen")
+    _press(page, text, "Enter")
+    assert (_rows(page)["sentence"], _rows(page)["word"]) == ("the dog bit the hen", "2")
+    problems += _problems(page, rel)[0]
+    _press(page, page.locator(f"{HOST} select[data-control=word]"), "ArrowDown")
+    assert _rows(page)["word"] == "3"
+    # heads off, one at a time and together: the answer is torch's with those heads off
+    for i in range(3):
+        _press(page, page.locator(f"{HOST} input[data-control=head][value='{i}']"), "Space")
+        assert _rows(page)["off"] == " ".join(map(str, range(i + 1)))
+        problems += _problems(page, rel)[0]
+    assert page.locator(f"{HOST} .mha-off").count() == 6  # 3 heads' bars and tables
+    # an unknown word: one line naming the vocabulary, and no rows
+    text.focus()
+    text.press("Control+a")
+    text.type("the unicorn chased the dog")
+    _press(page, text, "Enter")
+    message = page.locator(f"{HOST} .mha-problem").inner_text()
+    assert "“unicorn”" in message and ", ".join(VOCAB) in message and "\n" not in message
+    assert page.locator(f"{HOST} [data-view=trained-rows]").count() == 0
+    assert problems == [], "\n".join(problems[:20])
+    assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def test_controls_are_named_sized_and_stay_in_sight(chapter):
+    rel, page, _, _ = chapter
+    for role, name in (("slider", "seed"), ("textbox", "sentence"), ("combobox", "row of")):
+        assert page.locator(HOST).get_by_role(role, name=name).count() == 1, (rel, name)
+    assert page.locator(HOST).get_by_role("radio", name=setting_label(2, 12)).count() == 1
+    seed = page.locator(f"{HOST} input[data-control=seed]")
+    box = seed.bounding_box()
+    assert box["width"] >= 200 and box["height"] >= 24, box
+    seed.focus()
+    page.keyboard.press("ArrowRight")
+    ring = page.evaluate(
+        "() => { const s = getComputedStyle(document.activeElement);"
+        " return [s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+    )
+    assert ring[0] == "solid" and ring[1] >= 3, ring
+    # six heads: taller than the window; scrolled to its last table, the controls still show
+    _press(page, page.locator(f"{HOST} input[data-control=setting][value='4']"), "Space")
+    height = page.locator(HOST).evaluate("(e) => e.getBoundingClientRect().height")
+    assert height > 900, height
+    page.locator(f"{HOST} table.mha-heat").last.scroll_into_view_if_needed()
+    controls = page.locator(f"{HOST} fieldset.mha-controls").bounding_box()
+    assert controls["y"] >= 0 and controls["y"] + controls["height"] <= 900, controls
+    on_top = page.evaluate(  # nothing (the site's header) covers the seed slider
+        "() => { const s = document.querySelector('.mha-trained-view input[data-control=seed]');"
+        " const r = s.getBoundingClientRect();"
+        " return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2) === s; }"
+    )
+    assert on_top
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+    rel = "notebooks/05_what_heads_learn.html"
+    link = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off=2"
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = _confine(ctx, scheme)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        url = base_url + rel if scheme == "http" else (site / rel).as_uri()
+        page.goto(url + link, wait_until="load")
+        harness.settle(page)
+        page.wait_for_function(
+            "() => { const v = document.querySelector("
+            "'.mha-trained-view [data-view=trained-rows]');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.seed === '7'; }",
+            timeout=30_000,
+        )
+        rows = _rows(page)
+        assert (rows["h"], rows["dk"], rows["sentence"]) == ("2", "12", "the dog bit the hen")
+        assert (rows["word"], rows["off"]) == ("4", "1")
+        assert _problems(page, rel)[0] == []
+        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        _press(page, page.locator(f"{HOST} input[data-control=head][value='1']"), "Space")
+        want = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off="
+        assert page.evaluate("() => location.hash") == want
+        assert log.problems() == [] and left == [], [*log.problems(), *left]
