@@ -7,7 +7,6 @@ import torch
 
 import mha
 from mha import measure
-from mha.views.switch import html_bytes
 
 
 @pytest.mark.parametrize(("h", "d_k"), [(1, None), (4, None), (8, None), (2, 16)])
@@ -76,14 +75,6 @@ def test_time_interleaved_runs_in_turns_and_times_each_run(
 def test_time_interleaved_rejects_no_repeats() -> None:
     with pytest.raises(ValueError, match="repeats"):
         measure.time_interleaved({"a": lambda: None}, repeats=0)
-
-
-def test_html_bytes_counts_every_view() -> None:
-    import ipywidgets as widgets
-
-    a, b = widgets.HTML("abc"), widgets.HTML("de")
-    tree = widgets.VBox([widgets.Stack([a, b]), widgets.IntSlider(), widgets.HTML("f")])
-    assert html_bytes(tree) == 6
 
 
 @pytest.mark.parametrize(("n", "d_model", "h"), [(7, 12, 3), (256, 512, 8), (512, 256, 4)])

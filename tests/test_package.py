@@ -16,7 +16,7 @@ from torch.nn.functional import scaled_dot_product_attention
 import mha
 from mha import checks, toy
 from mha import training as T
-from mha.views import switch as mw
+from mha.views import expected as mw
 
 SRC = Path(mha.__file__).parent
 MATHS = (
@@ -101,13 +101,6 @@ def test_queries_and_keys_of_different_lengths(n_q: int, n_k: int) -> None:
     assert (w[:, ~mask] == 0).all()
     with pytest.raises(ValueError, match=rf"mask must be boolean \(n_q, n_k\) = \({n_q}, {n_k}\)"):
         mha.scaled_dot_product(Q, K, V, mask=torch.ones(n_k, n_q + 1, dtype=torch.bool))
-
-
-def test_the_switch_refuses_too_many_views() -> None:
-    a = mw.slider("a", range(20), 0)
-    b = mw.slider("b", range(20), 0)
-    with pytest.raises(ValueError, match=r"20 x 20 positions need 400 precomputed views.*300"):
-        mw.switch([a, b], lambda key: "")
 
 
 NASTY = '<b>&"x'

@@ -19,7 +19,7 @@ from torch import Tensor
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import toy
-from mha.views.switch import register_expected
+from mha.views.expected import register_expected
 
 
 def _torch_heads(h: int, d_k: int, seed: int, source: str = "random") -> tuple[Tensor, Tensor]:

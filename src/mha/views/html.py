@@ -27,7 +27,7 @@ def view(name: str, body: str, **data: object) -> str:
 
     Args:
         name: the view type, the key of its expected-value function
-            (:func:`mha.views.switch.register_expected`).
+            (:func:`mha.views.expected.register_expected`).
         body: the view's inner HTML, built from the helpers of this module.
         data: every parameter the view depends on; ``d_k=3`` becomes ``data-dk="3"``.
             Values are escaped.

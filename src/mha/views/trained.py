@@ -37,7 +37,7 @@ from mha.training import (
 )
 from mha.training.probe import SOLVED_AT
 from mha.training.store import load_state
-from mha.views.switch import register_expected
+from mha.views.expected import register_expected
 
 # Where the trained explorer opens: three heads of width 4, the first seed.
 START_SETTING: tuple[int, int] = (3, 4)
