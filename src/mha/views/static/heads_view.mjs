@@ -23,7 +23,7 @@
 // recompute them in torch from the root's data-* attributes.
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, linkUp, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
@@ -226,36 +226,6 @@ export function linkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-/** Calls `then` once `root` is in the page and no static first view stands before it (the
- * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
-function whenLive(root, then, frames = 1200) {
-  const subarea = root.closest(".widget-subarea");
-  const copy = subarea && subarea.previousElementSibling;
-  if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
-  else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
-}
-
-/** Permalinks for one live view: apply the fragment's settings, then keep it up to date. */
-function linkUp(model, root, state) {
-  if (!state().link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
-  let live = false;
-  whenLive(root, () => {
-    const settings = readLink(location.hash, state());
-    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
-    if (settings && Object.keys(settings).length) model.save_changes();
-    if (settings) root.scrollIntoView({ block: "start" });
-    live = true;
-  });
-  return () => {
-    if (!live) return;
-    try {
-      history.replaceState(history.state, "", linkOf(state()));
-    } catch (e) {
-      // a page where the URL cannot change (a sandboxed frame): the view works without links
-    }
-  };
-}
-
 const TRAITS = ["link", "X", "words", "labels", "designed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
 const SETTINGS = ["source", "h", "d_k", "seed", "word"];
 let views = 0;
@@ -316,7 +286,7 @@ function render({ model, el: host }) {
   root.addEventListener("keydown", (e) => {
     if (e.target.matches("input, select")) e.stopPropagation();
   });
-  const relink = linkUp(model, root, state);
+  const relink = linkUp(model, root, state, readLink, linkOf);
   const changed = () => {
     update();
     relink();

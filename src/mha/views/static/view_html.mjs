@@ -149,3 +149,38 @@ export const CONTROL_CSS = `
 .mha-controls input:focus-visible,.mha-controls select:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
 .mha-controls input:disabled+output,.mha-controls label:has(input:disabled){color:#595959}
 `;
+
+// ----------------------------------------------------------------------------- permalinks
+/** Calls `then` once `root` is in the page and no static first view stands before it (the
+ * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
+function whenLive(root, then, frames = 1200) {
+  const subarea = root.closest(".widget-subarea");
+  const copy = subarea && subarea.previousElementSibling;
+  if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
+  else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
+}
+
+/** Permalinks for one live view on the site (none in JupyterLab): once live, the settings
+ * that read(location.hash, state) gives are applied, then `linkUp` returns the function to
+ * call after every change, which writes write(state) into the URL fragment. read returns
+ * null when the fragment is not about this view (the view's `link` trait names it). */
+export function linkUp(model, root, state, read, write) {
+  if (!state().link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
+  let live = false;
+  whenLive(root, () => {
+    const settings = read(location.hash, state());
+    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
+    if (settings && Object.keys(settings).length) model.save_changes();
+    if (settings) root.scrollIntoView({ block: "start" });
+    live = true;
+  });
+  return () => {
+    if (!live) return;
+    try {
+      history.replaceState(history.state, "", write(state()));
+    } catch (e) {
+      // a page where the URL cannot change (a sandboxed frame): the view works without links
+    }
+  };
+}
+
