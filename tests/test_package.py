@@ -119,6 +119,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.import_module(f"mha.views.{m.name}")
     from mha.views import (
         budget,
+        exercise_view,
         explorer,
         grouped,
         heads_view,
@@ -151,6 +152,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     # So are the concat and cost panels (mha.views.heads_view); the view reads toy's words.
     for name in ("concat", "cost"):
         made[name] = draw([heads_view.heads_view(show=(name,)).get_state()])[0]
+    made["exercise"] = draw([exercise_view.exercise_view().get_state()])[0]  # toy's labels
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
     for name, html in made.items():
         assert f'data-view="{name}"' in html

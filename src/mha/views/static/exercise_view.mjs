@@ -15,7 +15,8 @@
 // The view: <div class="mha-view" data-view="exercise" data-qverb data-kdeterminer data-knoun
 // data-kverb data-kagent data-kprey data-word>, with numbers q (the word's query), key-j (word
 // j's key), s-j (the word's score against j), r-j (its weight on j), pair (the goals' words
-// together), rest (the others), sum (the row), and goal-g, "met" or "not met", for each goal.
+// together), rest (the others), sum (the row), and for each goal g its status goal-g, "met"
+// or "not met", and its words' weights gG-J.
 // mha.views.exercise_view.expected_exercise recomputes them in torch from those attributes.
 
 import { allHeads, project } from "./mha_views.mjs";

@@ -1,5 +1,5 @@
 // view_html.mjs: the HTML pieces shared by the book's anywidget views (mask_view.mjs,
-// heads_view.mjs), with no dependencies.
+// heads_view.mjs, exercise_view.mjs), and their permalinks (linkUp), with no dependencies.
 //
 // The views' contract (as src/mha/views/html.py's): one root <div class="mha-view"
 // data-view=NAME data-...> per view, naming every parameter, and every number shown carries
