@@ -23,7 +23,9 @@ import { allHeads, project } from "./mha_views.mjs";
 import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, linkUp, numberHtml, rangeHtml, viewRoot } from "./view_html.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
+.mha-exercise-view .mha-controls label{flex-wrap:wrap;max-width:100%}
 .mha-exercise-view .mha-controls .mha-control-label{min-width:8.5em}
+.mha-exercise-view .mha-exercise-scroll{overflow-x:auto;max-width:100%}
 .mha-exercise-view .mha-exercise-keys{border-collapse:collapse;font-size:13px;margin:4px 0}
 .mha-exercise-view .mha-exercise-keys th,.mha-exercise-view .mha-exercise-keys td{padding:2px 8px;text-align:right;border-bottom:1px solid #8886}
 .mha-exercise-view .mha-exercise-keys th[scope=row]{text-align:left}
@@ -85,7 +87,8 @@ function keysTable(state, r) {
     );
   });
   const thead = el("thead", {}, el("tr", {}, head.map((t) => el("th", { scope: "col" }, esc(t))).join("")));
-  return el("table", { class: "mha-exercise-keys" }, thead + el("tbody", {}, rows.join("")));
+  const table = el("table", { class: "mha-exercise-keys" }, thead + el("tbody", {}, rows.join("")));
+  return el("div", { class: "mha-exercise-scroll" }, table); // scrolls in its own box when narrow
 }
 
 /** `v` with 3 decimals, or as many more (up to 15) as it takes not to print a weight below
