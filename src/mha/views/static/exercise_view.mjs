@@ -28,8 +28,9 @@ const EXERCISE_CSS = `${CONTROL_CSS}
 .mha-exercise-view .mha-exercise-scroll{overflow-x:auto;max-width:100%}
 .mha-exercise-view .mha-exercise-keys{border-collapse:collapse;font-size:13px;margin:4px 0}
 .mha-exercise-view .mha-exercise-keys th,.mha-exercise-view .mha-exercise-keys td{padding:2px 8px;text-align:right;border-bottom:1px solid #8886}
-.mha-exercise-view .mha-exercise-keys th[scope=row]{text-align:left}
-.mha-exercise-view .mha-goals{margin:4px 0;padding-left:1.4em}
+.mha-exercise-view .mha-exercise-keys th[scope=row],.mha-exercise-view .mha-exercise-keys td:nth-child(2){text-align:left}
+.mha-exercise-view .mha-goals{margin:4px 0;padding-left:0;list-style:none}
+.mha-exercise-view .mha-bar-word{width:5.5em}
 .mha-exercise-view .mha-goals li{margin:2px 0}
 .mha-exercise-view .mha-goal-met{font-weight:700;color:#1b5e20}
 .mha-exercise-view .mha-goal-not{font-weight:700;color:#7a2e00}
@@ -106,7 +107,7 @@ function goalsList(state, row) {
     const got = g.words.map((j) => `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(weightText(row[j], g.at_least)))}`);
     return el("li", {}, `Goal ${i + 1}: ${esc(goalText(state, g))}. ${status} (${got.join(", ")})`);
   });
-  return el("ol", { class: "mha-goals", "aria-label": "goals" }, items.join(""));
+  return el("ul", { class: "mha-goals", "aria-label": "goals" }, items.join(""));
 }
 
 /** The view's output (without the controls), as HTML. */
