@@ -181,9 +181,10 @@ process.stdout.write(JSON.stringify(args.map((a) => mod[fn](...a))));
 """
 
 
-def call(fn: str, args: list[list]) -> list:
-    """``fn(*a)`` for each ``a`` of ``args``: an export of the heads view's module, in Node."""
-    job = json.dumps({"esm": esm("heads_view.mjs"), "fn": fn, "args": args})
+def call(fn: str, args: list[list], module: str = "heads_view.mjs") -> list:
+    """``fn(*a)`` for each ``a`` of ``args``: an export of a view's module (by default the
+    heads view's), as it travels in the widget state, in Node."""
+    job = json.dumps({"esm": esm(module), "fn": fn, "args": args})
     run = subprocess.run(
         ["node", "--input-type=module", "-e", CALL], input=job, capture_output=True, text=True
     )

@@ -112,6 +112,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
         importlib.import_module(f"mha.views.{m.name}")
     from mha.views import (
         budget,
+        exercise_view,
         grouped,
         heads_view,
         mask_view,
@@ -149,6 +150,7 @@ def test_every_view_type_escapes_words(monkeypatch: pytest.MonkeyPatch) -> None:
     text = f"{NASTY} cat chased {NASTY} mouse"
     html = draw([{**state, "vocab": vocab, "settings": settings, "text": text}])[0]
     made["trained-rows"] = made["trained-metrics"] = html
+    made["exercise"] = draw([exercise_view.exercise_view().get_state()])[0]  # toy's labels
     assert set(made) == set(mw._EXPECTED), "a view type is missing from this test"
     for name, html in made.items():
         assert f'data-view="{name}"' in html

@@ -15,6 +15,8 @@ The maths and the running example:
     toy                the running example, *the cat chased the mouse*: X, labels, weights
     translation        a sentence for a decoder to write, in Latin, and heads that read the source
     budget             one head's budget: tilting a softmax row, blends without a softmax
+    exercise           chapter 1's exercise: one head of width 1, goals for chased's row,
+                       every setting of its six sliders searched
     scaling            why scores are divided by sqrt(d_k): their variance, saturation, gradients
     concat             where each head's numbers land once heads are laid side by side, and
                        each head's query-key and value-output maps
@@ -65,6 +67,8 @@ The views (HTML and widgets that work with a kernel and without one):
       views.mask_view  chapter 6's mask view, computed in the browser (an anywidget)
       views.heads_view  chapters 1, 3 and 4's heads (rows, heads, concat, cost panels),
                        computed in the browser (an anywidget)
+      views.exercise_view  chapter 1's exercise: set a head's query and key weights, goals
+                       met or not, computed in the browser (an anywidget)
       views.anywidgets what the anywidget views share: their ES module as one text, and
                        the base of the slider views (static/slider_view.mjs)
       views.tables     Markdown tables of training results

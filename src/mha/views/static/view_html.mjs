@@ -1,5 +1,5 @@
 // view_html.mjs: the HTML pieces shared by the book's anywidget views (mask_view.mjs,
-// heads_view.mjs), with no dependencies.
+// heads_view.mjs, exercise_view.mjs...), with no dependencies. Permalinks: view_link.mjs.
 //
 // The views' contract (as src/mha/views/html.py's): one root <div class="mha-view"
 // data-view=NAME data-...> per view, naming every parameter, and every number shown carries
@@ -138,7 +138,6 @@ export function rangeHtml(name, label, values, value, opts = {}) {
   );
 }
 
-// Permalinks: view_link.mjs.
 
 /** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
 export const CONTROL_CSS = `

@@ -1,0 +1,187 @@
+"""Chapter 1's exercise (mha.views.exercise_view), computed in the reader's browser.
+
+On the built site served over http AND opened from ``file://``:
+
+* the page makes no request that leaves the site, logs no error, and the exercise view is
+  live (its static first view handed over exactly);
+* the view shows before any script runs (JavaScript off), its controls inert;
+* driven by keyboard only (arrow keys on the native sliders) to the setting that the chapter's
+  hidden solution gives for goal 1 and for goal 2 (mha.exercise.search), each goal is reported
+  met, in words and in the aria-live line, and one arrow press back from it (a setting that
+  misses) reports it not met: at every setting on the way, every number the view shows and
+  every goal's status equal what torch computes for the view's data-* attributes
+  (expected_exercise: mha.attention.single_head);
+* the sliders have visible names, announce their values and show a focus ring; a permalink
+  opens the view at its setting and follows it; axe-core finds no serious or critical
+  violation with the view live.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mha import exercise, toy
+from tests.browser import a11y, expected, harness
+from tests.browser.test_heads_view import _confine
+
+REL = "notebooks/01_one_budget.html"
+HOST = ".mha-exercise-view"
+SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
+STEP = exercise.VALUES[1] - exercise.VALUES[0]
+
+
+def _view(page) -> tuple[dict, dict]:
+    """(attrs, cells) of the exercise view shown."""
+    (v,) = [v for v in harness.visible_views(page) if v["attrs"].get("view") == "exercise"]
+    attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
+    return attrs, {c["key"]: c["value"] for c in v["cells"]}
+
+
+def _problems(page) -> list[str]:
+    attrs, cells = _view(page)
+    want = expected.hook()(attrs)
+    missing = sorted(want.keys() - cells.keys())
+    return [f"{attrs}: {k} not shown" for k in missing] + expected.compare(REL, attrs, cells, want)
+
+
+@pytest.fixture(params=["http", "file"])
+def chapter(request, playwright, base_url, site):
+    scheme = request.param
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = _confine(ctx, scheme)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.goto(base_url + REL if scheme == "http" else (site / REL).as_uri(), wait_until="load")
+        harness.settle(page)
+        log.requests.wait_quiet(page)
+        yield page, log, left
+
+
+def _slider(page, name: str):
+    return page.locator(f"{HOST} input[data-control={name}]")
+
+
+def _drive(page, name: str, value: float) -> list[str]:
+    """Arrow keys on slider ``name`` until it shows ``value``; the problems seen on the way."""
+    r, problems = _slider(page, name), []
+    for _ in range(len(exercise.VALUES)):
+        now = float(r.get_attribute("aria-valuetext"))
+        if now == value:
+            return problems
+        before = page.evaluate(SIGNATURE_JS)
+        r.focus()
+        page.keyboard.press("ArrowRight" if value > now else "ArrowLeft")
+        page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+        problems += _problems(page)
+    raise AssertionError(f"{name} never reached {value}")
+
+
+def _setting(page, s: exercise.Setting) -> list[str]:
+    problems = _drive(page, "q_verb", s.q_verb)
+    for i, v in enumerate(s.k):
+        problems += _drive(page, f"k_{i}", v)
+    return problems
+
+
+def _status(page) -> tuple[list[str], str]:
+    """(each goal's status in the view, the aria-live line)."""
+    _, cells = _view(page)
+    live = page.locator(f"{HOST} [aria-live=polite]").inner_text()
+    return [cells[f"goal-{i}"] for i in range(len(exercise.GOALS))], live
+
+
+def _by_torch(s: exercise.Setting) -> list[str]:
+    row = exercise.chased_row(s)  # (5,) by single_head
+    return [
+        "met" if all(float(row[j]) >= g.at_least for j in g.words) else "not met"
+        for g in exercise.GOALS
+    ]
+
+
+def test_loads_from_the_site_alone_and_renders_live(chapter):
+    page, log, left = chapter
+    assert left == [] and log.problems() == [], [*left, *log.problems()]
+    takeover = page.evaluate(
+        f"() => Array.from(document.querySelectorAll('{HOST}'))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
+    )
+    assert takeover == ["exact"], takeover
+    assert _problems(page) == []
+    assert _status(page) == (["not met"] * 3, "Goal 1 not met. Goal 2 not met. Goal 3 not met.")
+
+
+def test_the_view_shows_before_scripts_run(playwright, base_url):
+    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        page.goto(base_url + REL, wait_until="load")
+        assert _problems(page) == []
+        assert page.locator(f"{HOST} fieldset[inert]").count() == 1
+        assert page.locator(f"{HOST} input[type=range]").count() == 6
+
+
+def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
+    page, log, left = chapter
+    found = exercise.search()
+    problems = []
+    for g, f in enumerate(found[:2]):  # the solution's settings for goals 1 and 2
+        s = f.nearest
+        problems += _setting(page, s)
+        shown, live = _status(page)
+        assert shown == _by_torch(s) and shown[g] == "met", (s, shown)
+        assert live == " ".join(f"Goal {i + 1} {v}." for i, v in enumerate(shown))
+        assert page.locator(f"{HOST} .mha-goal-met").count() == shown.count("met")
+        # one step back on the weight that brought the goal words up: the goal is missed
+        name = "q_verb"
+        miss = s._replace(q_verb=s.q_verb - STEP)
+        problems += _drive(page, name, miss.q_verb)
+        shown, live = _status(page)
+        assert shown == _by_torch(miss) and shown[g] == "not met", (miss, shown)
+        assert f"Goal {g + 1} not met." in live
+        problems += _drive(page, name, s.q_verb)
+        problems += _setting(page, exercise.Setting(0.0, (0.0,) * 5))  # back to the start
+    assert problems == [], problems[:10]
+    assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def test_sliders_are_named_announce_values_and_show_focus(chapter):
+    page, _, _ = chapter
+    for name in ["query · verb", *(f"key · {f}" for f in exercise.FEATURES)]:
+        assert page.get_by_role("slider", name=name).count() == 1, name
+    r = _slider(page, "k_4")
+    box = r.bounding_box()
+    assert box["width"] >= 200 and box["height"] >= 24, box
+    r.focus()
+    page.keyboard.press("ArrowRight")
+    ring = r.evaluate(
+        "(e) => { const s = getComputedStyle(e);"
+        " return [s.outlineStyle, parseFloat(s.outlineWidth)]; }"
+    )
+    assert ring[0] == "solid" and ring[1] >= 3, ring
+    shown = r.locator("xpath=following-sibling::output").inner_text()
+    assert r.get_attribute("aria-valuetext") == shown == "0.5"
+    assert [str(v) for v in a11y.axe_violations(page)] == []
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_a_permalink_opens_the_view_at_its_setting(playwright, base_url, site, scheme):
+    link = "#exercise-1:q=1,prey=1.5"
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = _confine(ctx, scheme)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        url = base_url + REL if scheme == "http" else (site / REL).as_uri()
+        page.goto(url + link, wait_until="load")
+        harness.settle(page)
+        page.wait_for_function(
+            f"() => {{ const v = document.querySelector('{HOST} .mha-view');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.kprey === '1.5'; }",
+            timeout=30_000,
+        )
+        attrs, cells = _view(page)
+        assert attrs["qverb"] == "1" and cells["goal-0"] == "met" and _problems(page) == []
+        assert float(cells[f"r-{toy.MOUSE}"]) >= 0.5
+        _drive(page, "k_1", 0.5)  # noun
+        want = "#exercise-1:q=1,determiner=0,noun=0.5,verb=0,agent=0,prey=1.5"
+        assert page.evaluate("() => location.hash") == want
+        assert log.problems() == [] and left == [], [*log.problems(), *left]

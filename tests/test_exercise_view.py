@@ -1,0 +1,125 @@
+"""Chapter 1's exercise view (mha.views.exercise_view), its module run in Node.
+
+The widget's ES module, as it travels in the widget state (``_esm``: exercise_view.mjs with
+mha_views.mjs and view_html.mjs inlined), computes *chased*'s query, keys, scores and row of
+weights (``exerciseRow``) and says which goals the row meets. Here, for many settings of the
+six controls (random ones, the corners, the solutions of mha.exercise.search), its row must
+equal PyTorch's (mha.exercise.chased_row: mha.attention.single_head on weights built in
+torch) within 1e-12, and every number and goal status the drawn view shows must equal
+expected_exercise's (torch). A broken formula in the module (no softmax, a wrong feature, a
+missing key weight, a sign) changes the row by far more than 1e-12 at these settings. The
+browser side is tests/browser/test_exercise_view.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import torch
+
+from mha import exercise, toy
+from mha.views.exercise_view import exercise_view
+from tests.browser import expected
+from tests.test_heads_view import call
+from tests.test_mask_view import draw
+
+MODULE = "exercise_view.mjs"
+_pick = random.Random(1)
+
+
+def _settings() -> list[exercise.Setting]:
+    V = exercise.VALUES
+    rand = [
+        exercise.Setting(_pick.choice(V), tuple(_pick.choice(V) for _ in range(5)))
+        for _ in range(300)
+    ]
+    corners = [
+        exercise.Setting(q, k)
+        for q in (V[0], V[-1])
+        for k in itertools.product((V[0], V[-1]), repeat=5)
+    ]
+    one_each = [  # one weight at a time: each feature's effect on its own
+        exercise.Setting(1.0, tuple(v if f == i else 0.0 for f in range(5)))
+        for i in range(5)
+        for v in (-2.0, 2.5)
+    ]
+    found = [s.nearest for s in exercise.search() if s.nearest]
+    return rand + corners + one_each + found
+
+
+def _state(base: dict, s: exercise.Setting) -> dict:
+    return {**base, "q_verb": s.q_verb, "k": list(s.k)}
+
+
+def test_the_modules_row_is_torchs_for_many_settings():
+    base = exercise_view().get_state()
+    settings = _settings()
+    got = call("exerciseRow", [[_state(base, s)] for s in settings], MODULE)
+    worst = 0.0
+    for s, r in zip(settings, got, strict=True):
+        want = exercise.chased_row(s)  # (5,) torch
+        W_q, W_k = exercise.head(s)  # (9, 1) each
+        keys = (toy.X @ W_k)[:, 0]  # (5,)
+        q = float((toy.X @ W_q)[toy.CHASED, 0])
+        worst = max(worst, float((torch.tensor(r["row"], dtype=torch.float64) - want).abs().max()))
+        assert r["q"] == q and torch.allclose(
+            torch.tensor(r["keys"], dtype=torch.float64), keys, atol=1e-15
+        )
+        assert torch.allclose(torch.tensor(r["scores"], dtype=torch.float64), q * keys, atol=1e-13)
+    assert worst <= 1e-12, worst
+    rows = torch.tensor([r["row"] for r in got], dtype=torch.float64)  # (S, 5)
+    assert rows[:, toy.MOUSE].max() > 0.99 and rows[:, toy.MOUSE].min() < 0.01  # settings vary
+
+
+def test_the_goals_status_is_torchs_and_each_goal_is_seen_met_and_not():
+    base = exercise_view().get_state()
+    settings = _settings()
+    hook, seen = expected.hook(), set()
+    for s, html in zip(settings, draw([_state(base, s) for s in settings]), strict=True):
+        ((attrs, cells),) = expected.parse_views(html)
+        assert (
+            attrs["qverb"] == str(s.q_verb).removesuffix(".0") or float(attrs["qverb"]) == s.q_verb
+        )
+        want = hook(attrs)
+        assert (
+            cells.keys() == want.keys() and expected.compare("exercise", attrs, cells, want) == []
+        )
+        row = exercise.chased_row(s)  # (5,)
+        for i, g in enumerate(exercise.GOALS):
+            met = bool((row[list(g.words)] >= g.at_least).all())  # by hand, not exercise.met
+            assert cells[f"goal-{i}"] == ("met" if met else "not met"), (s, i)
+            seen.add((i, met))
+        status = " ".join(f"Goal {i + 1} {cells[f'goal-{i}']}." for i in range(len(exercise.GOALS)))
+        assert f'aria-live="polite">{status}</p>' in html
+    assert seen == {(0, True), (0, False), (1, True), (1, False), (2, False)}
+
+
+def test_a_weight_just_below_a_threshold_is_not_printed_as_the_threshold():
+    got = call(
+        "weightText", [[0.49999999999859, 0.5], [0.4999, 0.5], [0.52, 0.5], [0.3996, 0.4]], MODULE
+    )
+    assert got == ["0.499999999999", "0.4999", "0.520", "0.3996"]
+
+
+def test_permalinks_read_valid_settings_and_write_them():
+    state = exercise_view(link="exercise-1").get_state()
+    hashes = [
+        "#exercise-1:q=1,prey=1.5",
+        "#exercise-1:q=7,noun=-2.5,agent=0.25,x=1",  # q 7 and 0.25 not offered
+        "#heads-1:dk=3",
+    ]
+    read = call("readExerciseLink", [[h, state] for h in hashes], MODULE)
+    assert read == [{"q_verb": 1, "k": [0, 0, 0, 0, 1.5]}, {"k": [0, -2.5, 0, 0, 0]}, None]
+    moved = {**state, "q_verb": -1.5, "k": [0, 2, 0, 0, 3]}
+    (link,) = call("exerciseLinkOf", [[moved]], MODULE)
+    assert link == "#exercise-1:q=-1.5,determiner=0,noun=2,verb=0,agent=0,prey=3"
+    assert call("readExerciseLink", [[link, state]], MODULE) == [
+        {"q_verb": -1.5, "k": [0, 2, 0, 0, 3]}
+    ]
+
+
+def test_the_first_view_has_six_inert_sliders_that_announce_values():
+    html = draw([exercise_view(exercise.Setting(1.0, (0, 0, 0, 0, 1.5))).get_state()])[0]
+    assert html.count('type="range"') == 6 and "<fieldset" in html and " inert" in html
+    assert 'data-control="k_4" min="0" max="12" step="1" value="9" aria-valuetext="1.5"' in html
