@@ -113,3 +113,25 @@ def parse_views(html: str) -> list[tuple[dict[str, str], dict[str, str]]]:
     p.feed(html)
     p.close()
     return p.views
+
+
+def view_problems(page, rel: str, views: set[str]) -> tuple[list[str], list[dict[str, str]]]:
+    """Every visible view of ``page`` whose type is in ``views``, checked against mha's numbers:
+    (the mismatches and numbers missing, each naming ``rel``; each such view's attributes, in
+    page order). A view with no number or no expectation is a mismatch too."""
+    from tests.browser import harness
+
+    check, problems, seen = hook(), [], []
+    for v in harness.visible_views(page):
+        if v["attrs"].get("view") not in views:
+            continue
+        attrs = {attr_name("data-" + k): val for k, val in v["attrs"].items()}
+        cells = {c["key"]: c["value"] for c in v["cells"]}
+        want = check(attrs)
+        if not (want and cells):
+            problems.append(f"{rel} {attrs}: nothing to compare")
+            continue
+        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(want.keys() - cells.keys())]
+        problems += compare(rel, attrs, cells, want)
+        seen.append(attrs)
+    return problems, seen

@@ -35,20 +35,9 @@ PANELS = {"rows", "heads", "concat", "cost"}
 
 
 def _problems(page, rel: str) -> tuple[list[str], list[str]]:
-    """(mismatches between every visible heads panel's numbers and mha's, the panels seen)."""
-    hook, problems, seen = expected.hook(), [], []
-    for v in harness.visible_views(page):
-        if v["attrs"].get("view") not in PANELS:
-            continue
-        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
-        cells = {c["key"]: c["value"] for c in v["cells"]}
-        want = hook(attrs)
-        assert want and cells, f"{attrs}: nothing to compare"
-        missing = want.keys() - cells.keys()
-        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(missing)]
-        problems += expected.compare(rel, attrs, cells, want)
-        seen.append(attrs["view"])
-    return problems, seen
+    """(mismatches between every visible view's numbers and mha's, the view types seen)."""
+    problems, seen = expected.view_problems(page, rel, PANELS)
+    return problems, [a["view"] for a in seen]
 
 
 def _confine(ctx, scheme: str) -> list[str]:

@@ -33,19 +33,9 @@ SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 
 
 def _problems(page, rel: str) -> tuple[list[str], list[str]]:
-    """(mismatches between every visible view's numbers and mha's, the views seen)."""
-    hook, problems, seen = expected.hook(), [], []
-    for v in harness.visible_views(page):
-        if v["attrs"].get("view") not in VIEWS:
-            continue
-        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
-        cells = {c["key"]: c["value"] for c in v["cells"]}
-        want = hook(attrs)
-        assert want and cells, f"{attrs}: nothing to compare"
-        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(want.keys() - cells.keys())]
-        problems += expected.compare(rel, attrs, cells, want)
-        seen.append(attrs["view"])
-    return problems, seen
+    """(mismatches between every visible view's numbers and mha's, the view types seen)."""
+    problems, seen = expected.view_problems(page, rel, VIEWS)
+    return problems, [a["view"] for a in seen]
 
 
 def _open(playwright, site, base_url, rel, scheme, fragment=""):

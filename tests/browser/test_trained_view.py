@@ -35,19 +35,8 @@ VIEWS = {"trained-rows", "trained-metrics"}
 
 
 def _problems(page, rel: str) -> tuple[list[str], list[dict]]:
-    """(mismatches between the trained views' numbers and torch's, the views' attributes)."""
-    hook, problems, seen = expected.hook(), [], []
-    for v in harness.visible_views(page):
-        if v["attrs"].get("view") not in VIEWS:
-            continue
-        attrs = {expected.attr_name("data-" + k): val for k, val in v["attrs"].items()}
-        cells = {c["key"]: c["value"] for c in v["cells"]}
-        want = hook(attrs)
-        assert want and cells, f"{attrs}: nothing to compare"
-        problems += [f"{rel} {attrs}: {k} not shown" for k in sorted(want.keys() - cells.keys())]
-        problems += expected.compare(rel, attrs, cells, want)
-        seen.append(attrs)
-    return problems, seen
+    """(mismatches between the views' numbers and torch's, the views' attributes)."""
+    return expected.view_problems(page, rel, VIEWS)
 
 
 @pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
