@@ -87,7 +87,10 @@ INIT_JS = """
 
 # The sliders a reader moves: noUiSlider handles (core widgets) and the native range inputs of
 # the views computed in the browser, once live (not in a static first view).
-SLIDERS = ".widget-slider .noUi-handle, .widget-subarea:not(.mha-static-widget) input[type=range]"
+SLIDERS = (
+    ".widget-slider .noUi-handle,"
+    " .widget-subarea:not(.mha-static-widget) input[type=range]:not(:disabled)"
+)
 # (value, min, max) of either kind.
 POSITION_JS = """
 (e) => e.tagName === 'INPUT' ? [e.value, e.min || '0', e.max || '100']
