@@ -11,7 +11,6 @@ live widget replaces it with no visible change.
 * Pixels: each widget output, screenshotted while the static copy shows and after the live
   widget replaced it, in the same page load (the HTML manager's renderer held back until the
   first pictures are taken), is the same image, in light and dark mode and on a phone.
-* The static style sheet holds the rules that embed.js injects (or would: see the test).
 """
 
 from __future__ import annotations
@@ -21,7 +20,6 @@ import json
 
 import pytest
 
-from tests.book_ext import static_widgets
 from tests.browser import a11y, expected, harness
 from tests.browser.test_widgets import WIDGET_PAGES
 
@@ -222,26 +220,6 @@ PARSE_JS = """
 (text) => { const s = new CSSStyleSheet(); s.replaceSync(text);
             return Array.from(s.cssRules).map((r) => r.cssText); }
 """
-
-
-def test_the_static_style_sheet_is_what_embed_js_would_inject(open_page):
-    """Every rule of the static sheet is one that embed.js injects too, but JupyterLab's
-    variables (labvariables.css, materialcolors.css), which embed.js injects only when the
-    page does not define them: with the static sheet, they are defined once, by it."""
-    assert not harness.missing(WIDGET_PAGES[0]), harness.missing(WIDGET_PAGES[0])
-    page = open_page(WIDGET_PAGES[0]).page
-    sheets = page.evaluate(RULES_JS)
-    ours = [s for s in sheets if s["href"] and "/_vendor/mha-widgets.css" in s["href"]]
-    assert len(ours) == 1, [s["href"] for s in sheets]
-    injected = {r for s in sheets if s["owner"] == "STYLE" for r in s["rules"]}
-    variables = set()
-    for rel in static_widgets.WIDGET_CSS_SOURCES[-2:]:
-        variables |= set(page.evaluate(PARSE_JS, (static_widgets.NODE_MODULES / rel).read_text()))
-    missing = [r for r in ours[0]["rules"] if r not in injected and r not in variables]
-    assert ours[0]["rules"] and missing == [], missing[:5]
-    assert page.evaluate(
-        "() => getComputedStyle(document.documentElement).getPropertyValue('--jp-layout-color0')"
-    ), "the page defines no JupyterLab variables"
 
 
 NOTICE = ".mha-waiting[role=status]"
