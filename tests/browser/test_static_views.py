@@ -207,21 +207,6 @@ def test_the_live_widget_replaces_its_static_copy_pixel_for_pixel(
         assert box is None, f"{rel} widget {i} ({screen}): pixels change in {box}"
 
 
-# Every rule of the page's style sheets, as chromium serialises it, per sheet.
-RULES_JS = """
-() => Array.from(document.styleSheets).map((s) => ({
-  href: s.href, owner: s.ownerNode ? s.ownerNode.tagName : null,
-  rules: Array.from(s.cssRules).map((r) => r.cssText)}))
-"""
-
-
-# The rules of a style sheet text, as chromium serialises them.
-PARSE_JS = """
-(text) => { const s = new CSSStyleSheet(); s.replaceSync(text);
-            return Array.from(s.cssRules).map((r) => r.cssText); }
-"""
-
-
 NOTICE = ".mha-waiting[role=status]"
 
 
