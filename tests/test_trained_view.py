@@ -186,7 +186,7 @@ def test_an_unknown_word_gets_one_line_naming_the_vocabulary(base):
 def test_the_setting_control_lists_every_setting_in_full_in_order(base):
     (html,) = draw([base])
     for h, d_k in SETTINGS:
-        label = f"{h} × {d_k}" + (" (full width)" if h * d_k != 12 else "")
+        label = f"{h} × {d_k}" + (" (each head full width)" if h * d_k != 12 else "")
         assert f'data-control="setting">{label}</label>' in html
     assert html.count('type="radio"') == len(SETTINGS) and " inert" in html
     assert html.count('type="checkbox"') == 3 and 'max="9"' in html  # 3 heads, seeds 0..9

@@ -195,14 +195,36 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     out.write_text(json.dumps(report, indent=1) + "\n")
 
 
+def join_stream_chunks(outputs: list[dict]) -> list[dict]:
+    """Copies of ``outputs`` with each stream's chunks joined verbatim into its first chunk.
+
+    The kernel sends a cell's prints in as many messages as its flush timer happens to cut
+    them into, sometimes in the middle of a line. myst-nb's merge strips each chunk's end and
+    adds a line break, so a print cut in two came out on two lines, by chance (chapter 2 showed
+    ``head i returns`` / `` (5, 3) = n x d_k``). Joined first, the text is what was printed."""
+    import copy
+
+    joined: list[dict] = []
+    first: dict[str, dict] = {}
+    for output in outputs:
+        output = copy.deepcopy(output)
+        name = output.get("name") if output.get("output_type") == "stream" else None
+        if name is not None and name in first:
+            first[name]["text"] += output["text"]
+            continue
+        if name is not None:
+            first[name] = output
+        joined.append(output)
+    return joined
+
+
 def _merge_streams_without_mutating() -> None:
     """myst-nb merges a cell's prints into one output box (``nb_merge_streams``) by appending
     to the first stream output *in place*, so the executed notebook it saves in
     ``_build/jupyter_execute`` keeps the merged text and the later chunks too: a print
     appears twice there whenever the kernel sent it in two messages (not on the page).
-    Merging copies instead keeps the saved notebook equal to what the page shows."""
-    import copy
-
+    Merging copies instead keeps the saved notebook equal to what the page shows, and joining
+    the chunks first (:func:`join_stream_chunks`) keeps a cut print on one line."""
     from myst_nb.core import render
 
     merge = render.coalesce_streams
@@ -210,7 +232,7 @@ def _merge_streams_without_mutating() -> None:
         return
 
     def merge_copies(outputs):  # same signature as myst_nb.core.utils.coalesce_streams
-        return merge([copy.deepcopy(o) for o in outputs])
+        return merge(join_stream_chunks(outputs))
 
     merge_copies.copies_first = True
     render.coalesce_streams = merge_copies

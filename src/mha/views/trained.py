@@ -45,8 +45,8 @@ START_SEED: int = 0
 
 
 def setting_label(h: int, d_k: int) -> str:
-    """``"3 × 4"``, with ``"(full width)"`` when the heads do not split ``d_model``."""
-    return f"{h} × {d_k}" + (" (full width)" if h * d_k != D_MODEL else "")
+    """``"3 × 4"``, with ``"(each head full width)"`` when the heads do not split ``d_model``."""
+    return f"{h} × {d_k}" + (" (each head full width)" if h * d_k != D_MODEL else "")
 
 
 PAD_LABEL = "pad"  # how the views label the positions that padding fills
