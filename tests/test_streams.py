@@ -26,7 +26,9 @@ def test_a_print_cut_mid_line_stays_on_one_line() -> None:
 
 
 def test_streams_keep_their_names_and_other_outputs_their_place() -> None:
-    figure = from_dict({"output_type": "display_data", "data": {"text/plain": "fig"}, "metadata": {}})
+    figure = from_dict(
+        {"output_type": "display_data", "data": {"text/plain": "fig"}, "metadata": {}}
+    )
     outputs = [stream("a\n"), stream("warn\n", "stderr"), figure, stream("b\n")]
     joined = execution.join_stream_chunks(outputs)
     assert [(o.get("name"), o.get("text")) for o in joined] == [
