@@ -188,3 +188,17 @@ def test_words_reach_the_page_as_text():
 def test_bad_arguments_are_named(make, named):
     with pytest.raises(ValueError, match=named):
         make()
+
+
+def test_the_tilt_view_names_its_tilt_without_a_double_negative():
+    base = budget_view().get_state()
+    cat, mouse = base["words"][base["lose"]], base["words"][base["gain"]]
+    titles = {}
+    for t in (-4.0, 0.0, 2.5):
+        html = draw([{**base, "tilt": t}])[0]
+        titles[t] = re.search(r"\(scores [^)]*\)", html).group(0)
+    assert titles == {
+        -4.0: f"(scores tilted by 4.0 from {mouse} to {cat})",
+        0.0: "(scores not tilted)",
+        2.5: f"(scores tilted by 2.5 from {cat} to {mouse})",
+    }

@@ -19,6 +19,14 @@ export function tiltText(t) {
   return (t < 0 ? "-" : "+") + Math.abs(t).toFixed(1);
 }
 
+/** The tilt in words, with no double negative: "scores tilted by 4.0 from mouse to cat" for
+ * a tilt of -4 from cat to mouse, "scores not tilted" at 0. */
+export function tiltTitle(t, lose, gain) {
+  if (t === 0) return "scores not tilted";
+  const [from, to] = t > 0 ? [lose, gain] : [gain, lose];
+  return `scores tilted by ${Math.abs(t).toFixed(1)} from ${from} to ${to}`;
+}
+
 /** The word's row (n,) tilted by state.tilt from `lose` to `gain`, and the untilted row. */
 export function tiltedRows(state) {
   const Q = matmul(state.X, state.W_q); // (n, d_k)
@@ -41,7 +49,7 @@ function budgetOutput(state) {
       { class: "mha-note" },
       `change in ${words[state.gain]}'s weight: ${numberHtml("gain", gain, 3)}; in the other ${words.length - 1} words' weights together: ${numberHtml("others", others, 3)}`,
     );
-  const title = `${words[state.word]} → … (scores tilted by ${tiltText(state.tilt)} from ${words[state.lose]} to ${words[state.gain]})`;
+  const title = `${words[state.word]} → … (${tiltTitle(state.tilt, words[state.lose], words[state.gain])})`;
   return viewRoot("budget", { tilt: state.tilt }, headBox(title, body));
 }
 

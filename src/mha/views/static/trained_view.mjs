@@ -30,6 +30,7 @@ export const PAD_LABEL = "pad";
 
 const TRAINED_CSS = `${CONTROL_CSS}
 .mha-trained-view .mha-controls{position:sticky;top:0;z-index:2;background:#fff}
+.mha-trained-view .mha-controls legend{background:#fff}
 .mha-trained-view fieldset{min-width:0}
 .mha-trained-view label.mha-control{max-width:100%}
 .mha-trained-view input[type=text]{min-height:28px;font:inherit;font-size:13px;width:24em;min-width:0;flex:0 1 24em}

@@ -145,6 +145,7 @@ export const CONTROL_CSS = `
 .mha-controls legend{font-weight:600;font-size:13px;float:none;width:auto;margin:0;padding:0 4px}
 .mha-controls label{display:inline-flex;align-items:center;gap:6px;min-height:24px}
 .mha-controls input[type=radio]{width:18px;height:18px;margin:0}
+.mha-controls .mha-toggle{display:inline-flex;flex-wrap:wrap;gap:4px 16px}
 .mha-controls input[type=range]{width:200px;height:24px;margin:0}
 .mha-controls input[type=number],.mha-controls select{min-height:28px;font:inherit;font-size:13px}
 .mha-controls input[type=number]{width:9em}
