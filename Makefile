@@ -24,11 +24,9 @@ $(STAMP): requirements.txt pyproject.toml
 # JupyterLab's settings for make lab and its tests, installed into the venv by lab/install
 # (binder/postBuild installs them on Binder): .md chapters open as notebooks, no news; the
 # server's contents manager, mha.lab.ContentsManager (opening a chapter does not mark it
-# modified); the extension lab/mha-lab-sliders (sliders announced by their shown value).
+# modified).
 LAB_STAMP := $(VENV)/.lab-installed
-LAB_FILES := lab/install lab/overrides.json lab/jupyter_server_config.json \
-	lab/mha-lab-sliders/package.json lab/mha-lab-sliders/static/remoteEntry.js \
-	book/_ext/static/mha-slider-names.js
+LAB_FILES := lab/install lab/overrides.json lab/jupyter_server_config.json
 
 $(LAB_STAMP): $(STAMP) $(LAB_FILES)
 	lab/install $(VENV)

@@ -240,9 +240,9 @@ def _merge_streams_without_mutating() -> None:
 
 def hash_build_code(app: Sphinx, config: Config) -> None:
     """The build's own code as an "html" setting: book/_ext (extensions, static files,
-    templates) and package-lock.json (the npm assets the pages load and the widget style
-    sheet is made of). When it changes, Sphinx writes every page again (it re-reads and
-    re-executes none), so that no page keeps what an older extension or asset wrote into it.
+    templates) and package-lock.json (the npm assets the pages load). When it changes,
+    Sphinx writes every page again (it re-reads and re-executes none), so that no page keeps
+    what an older extension or asset wrote into it.
     """
     digest = hashlib.sha256()
     ext = Path(__file__).parent

@@ -2,19 +2,17 @@
 
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
-* Third-party browser assets (the ipywidgets HTML manager, MathJax 3) are npm packages
-  pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
+* Third-party browser assets (MathJax 3) are npm packages pinned in
+  ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
   ``builder-inited`` the files pages need are copied from ``node_modules`` into
   ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
 * ``_config.yml`` points ``mathjax_path`` at ``_vendor/mathjax`` and myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
-  and the 3.6 MB ``embed-amd.js`` from a CDN) at our glue script + the HTML manager's
-  standalone ``embed.js``, which bundles the core widgets, all local. Pages that hold an
-  anywidget widget load require.js and the manager's AMD bundle instead (``widget_loader.py``
-  says how, and why only there).
-  This extension checks at ``config-inited`` that those settings name files it copies.
-  Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
-  path (its icon fonts) at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
+  and the 3.6 MB ``embed-amd.js`` from a CDN) at our own scripts in ``static/``: the
+  anywidget host (``mha-anywidget-host.js``; ``widget_loader.py`` says why the site needs no
+  widget manager) and a bridge of ipywidgets' MathJax 2 calls to MathJax 3
+  (``mha-offline-widgets.js``). This extension checks at ``config-inited`` that those
+  settings name files it copies.
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
   added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
   ``env-before-read-docs``, i.e. after ``Builder.init()``; Sphinx 7.4's
@@ -59,15 +57,8 @@ ROOT = HERE.parents[1]
 NODE_MODULES = ROOT / "node_modules"
 VENDOR = "_vendor"  # folder of the built site that holds the npm assets
 
-FONT_SUFFIXES = (".woff2", ".woff", ".ttf", ".eot", ".svg")
-
 # (package, files or folders inside it to copy, suffixes to keep; None keeps all)
 ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
-    (
-        "@jupyter-widgets/html-manager",
-        ["dist"],
-        (*FONT_SUFFIXES, ".js", ".txt"),
-    ),
     (
         "mathjax",
         [
@@ -83,14 +74,7 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
         ],
         None,
     ),
-    # Pages with an anywidget widget (widget_loader.py): require.js, and anywidget's AMD module.
-    ("requirejs", ["require.js", "README.md"], None),
-    ("anywidget", ["LICENSE", "dist/index.js"], None),
 ]
-# html-manager's dist/ also holds embed-amd.js and libembed-amd.js (the require.js bundles,
-# which can load other widget modules: widget_loader.py writes the site's own copy of
-# libembed-amd.js, less ipywidgets 7's modules) and a source map: pages never load them.
-SKIP_FILES = {"embed-amd.js", "libembed-amd.js", "embed.js.map"}
 
 
 def _check_node_modules() -> None:
@@ -116,7 +100,7 @@ def _files_to_copy() -> list[tuple[Path, Path]]:
             src = base / entry
             files = sorted(p for p in src.rglob("*") if p.is_file()) if src.is_dir() else [src]
             for f in files:
-                if f.name in SKIP_FILES or (suffixes and not f.name.endswith(suffixes)):
+                if suffixes and not f.name.endswith(suffixes):
                     continue
                 pairs.append((f, Path(VENDOR) / name / f.relative_to(base)))
     return pairs

@@ -123,10 +123,7 @@ CONTRAST_JS = """
 
 # The numbers (data-key elements) of every view the page stores, with a coloured background:
 # [key, text colour, background, ratio] of those below ``min``, and how many were checked.
-# The widget manager only puts the views that are shown into the DOM, so every view in the
-# page's widget state (an HTMLModel's value) is also rendered, out of sight, into a box in
-# the article (the page's style sheets, dark mode's included, apply to it as to the views
-# shown). "Coloured" is any background but white.
+# "Coloured" is any background but white.
 LOW_CONTRAST_CELLS_JS = (
     "(min) => {"
     + CONTRAST_JS
@@ -146,23 +143,6 @@ LOW_CONTRAST_CELLS_JS = (
     }
   };
   check(document);
-  const article = document.querySelector('.bd-article') || document.body;
-  const box = article.appendChild(document.createElement('div'));
-  box.style.cssText = 'position: absolute; left: -100000px; top: 0; width: 1200px';
-  try {
-    const states = document.querySelectorAll(
-        'script[type="application/vnd.jupyter.widget-state+json"]');
-    for (const script of states) {
-      for (const model of Object.values(JSON.parse(script.textContent).state)) {
-        const html = model.model_name === 'HTMLModel' && model.state && model.state.value;
-        if (typeof html !== 'string' || !html.includes('mha-view')) continue;
-        box.innerHTML = html;
-        check(box);
-      }
-    }
-  } finally {
-    box.remove();
-  }
   return {coloured, low};
 }
 """

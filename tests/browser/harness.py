@@ -272,7 +272,7 @@ def watch(page) -> PageLog:
 # JavaScript run in the page ---------------------------------------------------------------
 
 # Resolves when MathJax (if the page loads it) has typeset and every widget view script has
-# been rendered by the HTML manager (if the page has widgets).
+# been rendered by the site's anywidget host (if the page has widgets).
 SETTLE_JS = """
 async (timeoutMs) => {
   const t0 = performance.now();
@@ -286,7 +286,7 @@ async (timeoutMs) => {
   if (mjLoading()) await window.MathJax.startup.promise;
   const views = () => document.querySelectorAll(
       'script[type="application/vnd.jupyter.widget-view+json"]');
-  // The live widget drawn by the HTML manager, and the static first view it replaces
+  // The live widget drawn by the anywidget host, and the static first view it replaces
   // (book/_ext/static_widgets.py) gone.
   const rendered = () => Array.from(views()).every((s) => {
     const sub = s.previousElementSibling;

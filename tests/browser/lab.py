@@ -1,10 +1,10 @@
 """JupyterLab as ``make lab`` starts it, on 127.0.0.1, for the browser tests and screenshots.
 
 The settings are the repository's: ``lab/overrides.json`` (``.md`` chapters open as
-notebooks, no news or update checks), ``lab/jupyter_server_config.json`` (the contents
-manager ``mha.lab.ContentsManager``) and the extension ``lab/mha-lab-sliders`` are installed
-into the venv by ``lab/install`` (run by ``make``; ``binder/postBuild`` runs it on Binder),
-and the workspace ``lab/workspace.json`` opens the intro.
+notebooks, no news or update checks) and ``lab/jupyter_server_config.json`` (the contents
+manager ``mha.lab.ContentsManager``) are installed into the venv by ``lab/install`` (run by
+``make``; ``binder/postBuild`` runs it on Binder), and the workspace ``lab/workspace.json``
+opens the intro.
 The server gets a random token, a temporary workspaces folder (the learner's own is left
 alone) and exposes the app as ``window.jupyterapp`` so a test can run commands.
 """
@@ -55,13 +55,9 @@ def _server_info(runtime: Path) -> dict | None:
 
 def installed_files(prefix: Path) -> dict[Path, Path]:
     """Each file that lab/install writes into the environment ``prefix``, with its source."""
-    lab, ext = ROOT / "lab", prefix / "share" / "jupyter" / "labextensions" / "mha-lab-sliders"
     return {
         prefix / "share/jupyter/lab/settings/overrides.json": OVERRIDES,
-        prefix / "etc/jupyter/jupyter_server_config.json": lab / "jupyter_server_config.json",
-        ext / "package.json": lab / "mha-lab-sliders" / "package.json",
-        ext / "static/remoteEntry.js": lab / "mha-lab-sliders" / "static" / "remoteEntry.js",
-        ext / "static/mha-slider-names.js": ROOT / "book/_ext/static/mha-slider-names.js",
+        prefix / "etc/jupyter/jupyter_server_config.json": ROOT / "lab/jupyter_server_config.json",
     }
 
 

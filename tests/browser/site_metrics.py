@@ -18,10 +18,10 @@ trip is counted):
   and the task after it, so the frame's paint is done); and never before the page's
   first contentful paint. The view may be the static first view that
   ``book/_ext/static_widgets.py`` writes into the page (the same HTML as the widget's);
-* ``all_widgets_ms``: navigation start -> every saved widget view is rendered by the HTML
-  manager, live (no static first view left);
-* ``key_to_view_ms``: for each key press on a slider (a noUiSlider handle of the core
-  widgets, or a live native range input of a view computed in the browser), the ``keydown``
+* ``all_widgets_ms``: navigation start -> every saved widget view is rendered by the site's
+  anywidget host, live (no static first view left);
+* ``key_to_view_ms``: for each key press on a slider (a live native range input of a view
+  computed in the browser), the ``keydown``
   event -> the DOM mutation after which the visible views differ (a MutationObserver);
 * ``throttled_all_widgets_ms``: ``all_widgets_ms`` again, in a second load of the page with
   the CPU slowed 4x by DevTools (``Emulation.setCPUThrottlingRate``), as on a mid-range phone;
@@ -85,17 +85,11 @@ INIT_JS = """
 """
 
 
-# The sliders a reader moves: noUiSlider handles (core widgets) and the native range inputs of
-# the views computed in the browser, once live (not in a static first view).
-SLIDERS = (
-    ".widget-slider .noUi-handle,"
-    " .widget-subarea:not(.mha-static-widget) input[type=range]:not(:disabled)"
-)
-# (value, min, max) of either kind.
-POSITION_JS = """
-(e) => e.tagName === 'INPUT' ? [e.value, e.min || '0', e.max || '100']
-    : ['aria-valuenow', 'aria-valuemin', 'aria-valuemax'].map((a) => e.getAttribute(a))
-"""
+# The sliders a reader moves: the native range inputs of the views computed in the browser,
+# once live (not in a static first view).
+SLIDERS = ".widget-subarea:not(.mha-static-widget) input[type=range]:not(:disabled)"
+# (value, min, max) of one.
+POSITION_JS = "(e) => [e.value, e.min || '0', e.max || '100']"
 
 
 def _throttled_live_ms(ctx, base: str, rel: str, rate: float = 4) -> float | None:

@@ -1,7 +1,7 @@
 """Chapter 6's mask view, computed in the reader's browser by an anywidget module.
 
 On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py:
-the HTML manager's AMD bundle loads anywidget from the site itself):
+the site's own anywidget host imports the view's module from the page itself):
 
 * the page makes no request that leaves the site (over http: none but to 127.0.0.1; from
   file://: none but file:, data: and blob:), and logs no error;

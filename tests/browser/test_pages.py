@@ -20,33 +20,13 @@ from tests.browser import a11y, harness
 from tests.browser.site_metrics import WEIGHT_JS
 
 PAGES = harness.or_missing(harness.book_pages())
-# The page and everything it loaded (bytes as served: http.server does not compress).
-MAX_PAGE_BYTES = 6_000_000
-# A page whose widgets are all anywidget views loads no widget manager (book/_ext/
-# widget_loader.py's host): what it loads then is the theme (about 1 MB), MathJax (1.2 MB)
-# and the page, which for chapters 2 and 5 holds every trained run's weights (0.32 MB).
-MAX_HOSTED_PAGE_BYTES = 3_500_000
+# The page and everything it loaded (bytes as served: http.server does not compress). No page
+# loads a widget manager (book/_ext/widget_loader.py's host draws the widgets): what a page
+# loads is the theme (about 1 MB), MathJax (1.2 MB) and the page, which for chapters 2 and 5
+# holds every trained run's weights (0.32 MB).
+MAX_PAGE_BYTES = 3_500_000
+# The ipywidgets HTML manager's scripts, which the site used to load on widget pages.
 MANAGER_FILES = ("embed.js", "require.js", "mha-libembed-amd.js")
-
-
-def _anywidget_views_only(path: Path) -> bool:
-    """Whether the page's saved widget state holds anywidget models and layouts only."""
-    import json
-    import re
-
-    found = re.search(
-        r'<script type="application/vnd.jupyter.widget-state\+json">(.*?)</script>',
-        path.read_text(encoding="utf-8"),
-        re.S,
-    )
-    if not found:
-        return False
-    models = json.loads(found.group(1))["state"].values()
-    kinds = {(m["model_module"], m["model_name"]) for m in models}
-    return ("anywidget", "AnyModel") in kinds and kinds <= {
-        ("anywidget", "AnyModel"),
-        ("@jupyter-widgets/base", "LayoutModel"),
-    }
 
 
 GENERATED = {"genindex.html", "search.html", "index.html"}
@@ -97,10 +77,8 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
     weight = w["doc"] + sum(size for _, size in w["res"])
     largest = sorted(w["res"], key=lambda r: -r[1])[:4]
     assert weight < MAX_PAGE_BYTES, f"{rel}: {weight} bytes loaded; largest: {largest}"
-    if _anywidget_views_only(site / rel):
-        names = [url.split("?")[0].rsplit("/", 1)[-1] for url, _ in w["res"]]
-        assert not set(names) & set(MANAGER_FILES), f"{rel}: a widget manager loaded: {names}"
-        assert weight < MAX_HOSTED_PAGE_BYTES, f"{rel}: {weight} bytes; largest: {largest}"
+    names = [url.split("?")[0].rsplit("/", 1)[-1] for url, _ in w["res"]]
+    assert not set(names) & set(MANAGER_FILES), f"{rel}: a widget manager loaded: {names}"
 
     icons = page.evaluate(ICONS_JS)
     assert icons["bad"] == [], f"{rel}: icons not drawn: {icons['bad']}"

@@ -4,12 +4,12 @@ live widget replaces it with no visible change.
 
 * Without JavaScript, each widget view script of a page has a static copy before it, whose
   visible views show the numbers that ``mha`` recomputes (expected.py), and those views are
-  the ones the live widgets show once the HTML manager has drawn them (same data-* attributes
+  the ones the live widgets show once our host has drawn them (same data-* attributes
   and numbers, in the same order).
-* With JavaScript, every static copy hands over to its live widget because they match
-  (``data-mha-takeover="exact"``, set by static/mha-offline-widgets.js), not by timeout.
+* With JavaScript, every static copy hands over to its live widget and they match
+  (``data-mha-takeover="exact"``, set by static/mha-anywidget-host.js).
 * Pixels: each widget output, screenshotted while the static copy shows and after the live
-  widget replaced it, in the same page load (the HTML manager's renderer held back until the
+  widget replaced it, in the same page load (the host's renderer held back until the
   first pictures are taken), is the same image, in light and dark mode and on a phone.
 """
 
@@ -78,69 +78,30 @@ SCREENS = {
 }
 
 
-EMBED_JS = "**/html-manager/dist/embed.js*"
-# Put before the HTML manager's embed.js as it is served to the pixel test: embed.js runs as
-# usual (and so does every script after it) but the one listener it registers, its renderer
-# (for "load", which mha-offline-widgets.js moves to run at once), is kept in
-# window.__mhaRenderWidgets, which runs it as mha-offline-widgets.js would have.
-HOLD_RENDERER_JS = """
+# Every page with widgets loads our anywidget host (book/_ext/widget_loader.py), which draws
+# the views once the page's HTML is parsed: as it is served to the test, the host sees the
+# document still loading, and the one "DOMContentLoaded" listener it then registers, its
+# renderer, is kept in window.__mhaRenderWidgets, which runs it when the test calls it. The
+# rest of the host (its answer to a press on a static copy) runs as usual.
+HOST_JS = "**/_static/mha-anywidget-host.js*"
+HOLD_HOST_BEFORE = """
 (function () {
-  var add = window.addEventListener;
-  window.addEventListener = function (type, listener, options) {
-    if (type !== 'load') return add.apply(this, arguments);
-    window.addEventListener = add;
+  var add = document.addEventListener;
+  Object.defineProperty(document, "readyState", { value: "loading", configurable: true });
+  document.addEventListener = function (type, listener, options) {
+    if (type !== "DOMContentLoaded") return add.call(this, type, listener, options);
+    document.addEventListener = add;
     window.__mhaRenderWidgets = function () { setTimeout(listener, 0); };
   };
 })();
 """
-# Pages with anywidget widgets load the manager's AMD bundle instead (book/_ext/
-# widget_loader.py), whose renderWidgets static/mha-offline-widgets.js calls at
-# DOMContentLoaded: around the bundle as it is served, require.js's define is wrapped so that
-# the module's renderWidgets keeps its call in window.__mhaRenderWidgets instead of running.
-AMD_JS = "**/_vendor/mha-libembed-amd.js*"
-HOLD_AMD_BEFORE = """
-(function () {
-  var define = window.define;
-  window.__mhaDefine = define;
-  window.define = function (name, deps, factory) {
-    if (name !== "@jupyter-widgets/html-manager/dist/libembed-amd") {
-      return define.apply(this, arguments);
-    }
-    return define(name, deps, function () {
-      var m = factory.apply(this, arguments);
-      return Object.assign({}, m, { renderWidgets: function () {
-        var args = arguments;
-        window.__mhaRenderWidgets = function () {
-          setTimeout(function () { m.renderWidgets.apply(m, args); }, 0);
-        };
-      } });
-    });
-  };
-  window.define.amd = define.amd;
-})();
-"""
-HOLD_AMD_AFTER = "\n;window.define = window.__mhaDefine;\n"
-# Pages whose widgets are all anywidget views load our own host instead (widget_loader.py's
-# can_host), which draws them as soon as it runs: served inside a function, it runs only
-# when the test calls window.__mhaRenderWidgets.
-HOST_JS = "**/_static/mha-anywidget-host.js*"
+HOLD_HOST_AFTER = "\n;delete document.readyState;\n"
 AREAS = ".cell_output:has(> .widget-subarea)"
-
-
-def _hold_renderer(route) -> None:
-    response = route.fetch()
-    route.fulfill(response=response, body=HOLD_RENDERER_JS + response.text())
-
-
-def _hold_amd_renderer(route) -> None:
-    response = route.fetch()
-    route.fulfill(response=response, body=HOLD_AMD_BEFORE + response.text() + HOLD_AMD_AFTER)
 
 
 def _hold_host(route) -> None:
     response = route.fetch()
-    body = "window.__mhaRenderWidgets = function () {\n" + response.text() + "\n};\n"
-    route.fulfill(response=response, body=body)
+    route.fulfill(response=response, body=HOLD_HOST_BEFORE + response.text() + HOLD_HOST_AFTER)
 
 
 def _shots(page) -> list[bytes]:
@@ -158,19 +119,17 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
     """Pictures of the widget outputs of ``url`` while their static copies show, then after the
     live widgets replaced them, in ONE page load, so that nothing but the widgets can differ
     (two loads can lay the page out at different sub-pixel offsets). The page loads as usual,
-    all its scripts run, but the HTML manager's renderer is held back (HOLD_RENDERER_JS) until
+    all its scripts run, but the host's renderer is held back (HOLD_HOST_BEFORE) until
     the first pictures are taken. Also the takeover of each live widget
     (``data-mha-takeover``)."""
     page = ctx.new_page()
     try:
         log = harness.watch(page)
-        page.route(EMBED_JS, _hold_renderer)
-        page.route(AMD_JS, _hold_amd_renderer)
         page.route(HOST_JS, _hold_host)
         page.goto(url, wait_until="load")
         harness.painted(page)
         held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
-        assert held, f"{url}: the HTML manager's renderer was not held back"
+        assert held, f"{url}: the host's renderer was not held back"
         copies = page.locator(".mha-static-widget").count()
         assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
         before = _shots(page)
@@ -219,8 +178,6 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         harness.guard(ctx)
         page = ctx.new_page()
         log = harness.watch(page)
-        page.route(EMBED_JS, _hold_renderer)
-        page.route(AMD_JS, _hold_amd_renderer)
         page.route(HOST_JS, _hold_host)
         page.goto(base_url + rel, wait_until="load")
         assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")

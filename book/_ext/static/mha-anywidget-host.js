@@ -1,7 +1,7 @@
-/* The site's own host for anywidget views: a page whose every widget is an anywidget view
- * loads this script (a few KB) in place of the ipywidgets HTML manager (embed.js, 1.9 MB;
- * with anywidget, require.js and the manager's AMD bundle, 2.8 MB). Which pages, and why
- * that is safe, is book/_ext/widget_loader.py's `can_host`.
+/* Why this file: the site's own host for anywidget views. Every page of the site that holds
+ * widgets loads this script (a few KB; _config.yml's nb_ipywidgets_js) and no widget manager:
+ * every widget of the book is an anywidget view, and book/_ext/widget_loader.py stops the
+ * build on a page whose widgets this host cannot draw.
  *
  * An anywidget module needs very little of a widget manager: it is an ES module whose
  * render({model, el}) draws into an element and talks to its model through get, set,
@@ -10,18 +10,26 @@
  * and nothing is sent anywhere. Once the HTML is parsed, for each
  * <script type="application/vnd.jupyter.widget-view+json"> of the page:
  *
- * 1. the view is drawn into the DOM the HTML manager gives an anywidget view
- *    (div.widget-subarea > div.lm-Widget.jupyter-widgets-disconnected), inserted before the
- *    script once drawn, so the static first
- *    view before it (book/_ext/static_widgets.py) hands over to it exactly as to the
- *    manager's views (mha-offline-widgets.js: data-mha-takeover="exact");
+ * 1. the view is drawn into a div.widget-subarea of its own (the class JupyterLab's output
+ *    areas give a widget, which mha-book.css and the views' permalinks find);
  * 2. the model: get(name); set(name, value), which fires "change:name" then "change" at
  *    once when the value changed, as the manager's Backbone models do; save_changes() and
  *    send() do nothing (no kernel); on(event, callback) and off(event, callback);
  * 3. the widget's module (its _esm trait, a string) is imported from a blob: URL, as
  *    anywidget does (it works from file:// too, and no request leaves the page), once per
  *    distinct module; its default export (an object, or a function returning one) gives
- *    initialize({model}) (optional) and render({model, el}).
+ *    initialize({model}) (optional) and render({model, el});
+ * 4. once drawn, the live view takes the place of the view's static first view (drawn at
+ *    build time by the same module: book/_ext/static_widgets.py, div.mha-static-widget, its
+ *    controls inert) in one DOM change, or goes before the script when there is none. It is
+ *    marked data-mha-takeover="exact" when it has the same elements, classes, inline styles
+ *    and text as the copy (the browser tests check it), else "differs" (and a console
+ *    warning): the reader then sees the same view, now working;
+ * 5. until then, a press on a copy's inert controls (a tap or click lands on the copy, as
+ *    inert elements take no events) shows a status line at the foot of the screen
+ *    (role="status": read out too), "The controls are starting: a moment…", which reads
+ *    "The controls are ready." once every copy of the page has been replaced, then goes
+ *    (mha-book.css: .mha-waiting; the pointer over a copy shows "progress").
  *
  * A view that fails to draw logs the error and leaves its static first view in place.
  */
@@ -86,11 +94,8 @@
       throw new Error("widget " + id + " is not an anywidget model of this page's saved state");
     }
     var state = Object.assign({}, saved.state);
-    var subarea = document.createElement("div");
-    subarea.className = "widget-subarea";
     var el = document.createElement("div");
-    el.className = "lm-Widget jupyter-widgets-disconnected";
-    subarea.appendChild(el);
+    el.className = "widget-subarea";
     return widgetOf(state._esm).then(function (widget) {
       var model = makeModel(state);
       return Promise.resolve(widget.initialize && widget.initialize({ model: model }))
@@ -98,9 +103,68 @@
           return widget.render({ model: model, el: el });
         })
         .then(function () {
-          script.parentNode.insertBefore(subarea, script); // drawn: now it can take over
+          takeOver(script, el);
         });
     });
+  }
+
+  // ---- The static first view hands over to the live view (4) ----
+  // Elements (tag, classes, inline style) and text of what is drawn inside ``root``.
+  function shape(root) {
+    var out = [];
+    var walk = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+    for (var n = walk.nextNode(); n; n = walk.nextNode()) {
+      if (n.nodeType === 3) {
+        if (n.data) out.push("#" + n.data);
+      } else {
+        out.push(n.tagName + "." + Array.from(n.classList).sort().join(".") + "{" + n.style.cssText + "}");
+      }
+    }
+    return out.join("\n");
+  }
+  function takeOver(script, live) {
+    var copy = script.previousElementSibling;
+    if (!copy || !copy.classList.contains("mha-static-widget")) {
+      script.parentNode.insertBefore(live, script);
+      return;
+    }
+    var how = shape(copy) === shape(live) ? "exact" : "differs";
+    live.setAttribute("data-mha-takeover", how);
+    if (how !== "exact") {
+      console.warn("widget " + copy.getAttribute("data-model-id") + " differs from its static first view");
+    }
+    copy.replaceWith(live);
+    doneWaiting();
+  }
+
+  // ---- The waiting state: a press on a control that is not live yet is answered (5) ----
+  var notice = null;
+  function say(text) {
+    if (!notice) {
+      notice = document.createElement("div");
+      notice.className = "mha-waiting";
+      notice.setAttribute("role", "status");
+      document.body.appendChild(notice);
+    }
+    notice.textContent = text;
+  }
+  document.addEventListener(
+    "pointerdown",
+    function (e) {
+      if (e.target.closest && e.target.closest(".mha-static-widget")) {
+        say("The controls are starting: a moment\u2026");
+      }
+    },
+    true
+  );
+  function doneWaiting() {
+    if (!notice || document.querySelector(".mha-static-widget")) return;
+    say("The controls are ready.");
+    var shown = notice;
+    notice = null;
+    setTimeout(function () {
+      shown.remove();
+    }, 2500);
   }
 
   function renderAll() {
