@@ -22,11 +22,9 @@ import pytest
 
 from mha import exercise, toy
 from tests.browser import a11y, expected, harness
-from tests.browser.test_heads_view import _confine
 
 REL = "notebooks/01_one_budget.html"
 HOST = ".mha-exercise-view"
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 STEP = exercise.VALUES[1] - exercise.VALUES[0]
 
 
@@ -44,14 +42,7 @@ def _problems(page) -> list[str]:
 
 @pytest.fixture(params=["http", "file"])
 def chapter(request, playwright, base_url, site):
-    scheme = request.param
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        page.goto(base_url + REL if scheme == "http" else (site / REL).as_uri(), wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
+    with harness.confined_page(playwright, base_url, site, REL, request.param) as (page, log, left):
         yield page, log, left
 
 
@@ -66,10 +57,7 @@ def _drive(page, name: str, value: float) -> list[str]:
         now = float(r.get_attribute("aria-valuetext"))
         if now == value:
             return problems
-        before = page.evaluate(SIGNATURE_JS)
-        r.focus()
-        page.keyboard.press("ArrowRight" if value > now else "ArrowLeft")
-        page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+        harness.press(page, r, "ArrowRight" if value > now else "ArrowLeft")
         problems += _problems(page)
     raise AssertionError(f"{name} never reached {value}")
 
@@ -164,13 +152,7 @@ def test_sliders_are_named_announce_values_and_show_focus(chapter):
 @pytest.mark.parametrize("scheme", ["http", "file"])
 def test_a_permalink_opens_the_view_at_its_setting(playwright, base_url, site, scheme):
     link = "#exercise-1:q=1,prey=1.5"
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + REL if scheme == "http" else (site / REL).as_uri()
-        page.goto(url + link, wait_until="load")
-        harness.settle(page)
+    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
         page.wait_for_function(
             f"() => {{ const v = document.querySelector('{HOST} .mha-view');"
             " return v && !v.closest('.mha-static-widget') && v.dataset.kprey === '1.5'; }",

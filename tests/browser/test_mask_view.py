@@ -16,7 +16,6 @@ the HTML manager's AMD bundle loads anywidget from the site itself):
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -24,8 +23,6 @@ from tests.browser import expected, harness
 
 REL = "notebooks/06_what_comes_next.html"
 VIEW = ".mha-view[data-view=mask]"
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
-SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
 
 
 def _problems(page) -> list[str]:
@@ -46,28 +43,7 @@ def _problems(page) -> list[str]:
 def chapter6(request, playwright, base_url, site):
     """(page, log, left): chapter 6 loaded over http or from file://, widgets rendered; log
     of errors; ``left``, the requests that left the site."""
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left: list[str] = []
-        allowed = SCHEMES_OF_THE_SITE[request.param]
-
-        def route(r):
-            url = r.request.url
-            parts = urlsplit(url)
-            if parts.scheme in allowed and (
-                parts.scheme != "http" or parts.hostname == "127.0.0.1"
-            ):
-                r.continue_()
-            else:
-                left.append(url)
-                r.abort("blockedbyclient")
-
-        ctx.route("**/*", route)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + REL if request.param == "http" else (site / REL).as_uri()
-        page.goto(url, wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
+    with harness.confined_page(playwright, base_url, site, REL, request.param) as (page, log, left):
         yield page, log, left
 
 
@@ -96,14 +72,6 @@ def test_the_view_shows_before_scripts_run(playwright, base_url):
         assert _problems(page) == []
 
 
-def _press(page, selector: str, key: str) -> None:
-    """Focus ``selector`` and press ``key``; wait until the view's numbers change."""
-    before = page.evaluate(SIGNATURE_JS)
-    page.locator(selector).focus()
-    page.keyboard.press(key)
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
-
-
 def _attrs(page) -> dict:
     return page.evaluate(
         f"() => Object.fromEntries(Array.from(document.querySelector('{VIEW}').attributes)"
@@ -127,7 +95,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
     ]
     seen, problems = set(), _problems(page)
     for selector, key, want in steps:
-        _press(page, selector, key)
+        harness.press(page, page.locator(selector), key)
         attrs = _attrs(page)
         assert {k: attrs[k] for k in want} == want, f"{key} on {selector}: {attrs}"
         seen.add(attrs["mask"])
@@ -150,4 +118,4 @@ def test_controls_are_named_and_show_focus(chapter6):
         " return [document.activeElement.value, s.outlineStyle, parseFloat(s.outlineWidth)]; }"
     )
     assert ring[0] == "none" and ring[1] == "solid" and ring[2] >= 2, ring
-    assert json.loads(page.evaluate(SIGNATURE_JS)), "no view"
+    assert json.loads(page.evaluate(harness.VIEWS_SIGNATURE_JS)), "no view"
