@@ -10,7 +10,9 @@ the HTML manager's AMD bundle loads anywidget from the site itself):
   number of filler words) changes the numbers, and every number shown equals what ``mha``
   computes in torch for the view's data-* attributes (``mha.views.mask_view.
   expected_mask_view``, through expected.py), for every mask kind;
-* the controls have accessible names, and the focused one shows a visible focus ring.
+* the controls have accessible names, and the focused one shows a visible focus ring;
+* a permalink (#mask-1:mask=window,window=3) opens the view at its settings, and the
+  fragment follows every move of a control.
 """
 
 from __future__ import annotations
@@ -119,3 +121,28 @@ def test_controls_are_named_and_show_focus(chapter6):
     )
     assert ring[0] == "none" and ring[1] == "solid" and ring[2] >= 2, ring
     assert json.loads(page.evaluate(harness.VIEWS_SIGNATURE_JS)), "no view"
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+    link = "#mask-1:mask=window,window=3"
+    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
+        page.wait_for_function(
+            f"() => {{ const v = document.querySelector('{VIEW}');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.radius === '3'; }",
+            timeout=30_000,
+        )
+        assert {k: _attrs(page)[k] for k in ("mask", "radius")} == {"mask": "window", "radius": "3"}
+        radius = page.locator(f"{VIEW} input[data-control=radius]")
+        assert radius.input_value() == "3" and not radius.is_disabled()
+        assert page.locator(f"{VIEW} input[type=radio]:checked").get_attribute("value") == "window"
+        assert _problems(page) == []
+        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        harness.press(page, radius, "ArrowLeft")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=window,window=2"
+        harness.press(page, page.locator(f"{VIEW} input[type=radio][value=window]"), "ArrowDown")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=padding,filler=2"
+        harness.press(page, page.locator(f"{VIEW} input[data-control=n_pad]"), "End")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=padding,filler=3"
+        assert _attrs(page)["npad"] == "3" and _problems(page) == []
+        assert log.problems() == [] and left == [], [*log.problems(), *left]

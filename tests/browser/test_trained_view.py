@@ -12,7 +12,9 @@ On the built site served over http AND opened from ``file://``:
   mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
   their rows of W_o);
 * a permalink opens the view at its settings, and the link follows the controls;
-* with six heads the view is taller than the window, and its controls stay in sight.
+* with six heads the view is taller than the window, and its controls stay in sight;
+* in chapter 2, a word picked in the heads view above it is picked in this view, and back,
+  when the other view's sentence has it (view_link.mjs's shareWord, matched by label).
 (axe-core runs on every page in test_pages.py.)
 """
 
