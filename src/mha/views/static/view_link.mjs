@@ -17,6 +17,14 @@ export function whenLive(root, then, frames = 1200) {
   else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
 }
 
+/** The [key, value] pairs the URL fragment `hash` gives the view named `link`
+ * (#link:key=value,key=value, decoded as a whole), or null if the fragment is not about it. */
+export function linkPairs(hash, link) {
+  const prefix = `#${link}:`;
+  if (!link || !hash.startsWith(prefix)) return null;
+  return decodeURIComponent(hash.slice(prefix.length)).split(",").map((part) => part.split("="));
+}
+
 /** Permalinks for one live view: once live, apply read(location.hash) (settings, {} or
  * null), then keep the fragment equal to write(); returns the function to call on change. */
 export function linkUp(model, root, link, read, write) {
