@@ -196,6 +196,21 @@ def confined_page(
         yield page, log, left
 
 
+def chapter_fixture(pages):
+    """A pytest fixture for a test module, parametrized over each page of ``pages`` opened
+    over http and from ``file://`` by :func:`confined_page`: it yields (rel, page, log of
+    errors, the requests that left the site). A module assigns it: ``chapter = ...``."""
+    import pytest
+
+    @pytest.fixture(params=[(rel, scheme) for rel in pages for scheme in ("http", "file")], ids=str)
+    def chapter(request, playwright, base_url, site):
+        rel, scheme = request.param
+        with confined_page(playwright, base_url, site, rel, scheme) as (page, log, left):
+            yield rel, page, log, left
+
+    return chapter
+
+
 def goto(page, base: str, rel: str, site: Path = SITE) -> None:
     """Load page ``rel`` of the site served at ``base`` (following the root's redirect) and
     wait until MathJax has typeset it and its widgets are rendered (:func:`settle`)."""

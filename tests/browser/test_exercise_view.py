@@ -40,10 +40,8 @@ def _problems(page) -> list[str]:
     return problems if len(seen) == 1 else [*problems, f"{len(seen)} exercise views shown"]
 
 
-@pytest.fixture(params=["http", "file"])
-def chapter(request, playwright, base_url, site):
-    with harness.confined_page(playwright, base_url, site, REL, request.param) as (page, log, left):
-        yield page, log, left
+# (rel, page, log, left): chapter 1 loaded over http or from file://, widgets live.
+chapter = harness.chapter_fixture([REL])
 
 
 def _slider(page, name: str):
@@ -85,7 +83,7 @@ def _by_torch(s: exercise.Setting) -> list[str]:
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter):
-    page, log, left = chapter
+    _, page, log, left = chapter
     assert left == [] and log.problems() == [], [*left, *log.problems()]
     takeover = page.evaluate(
         f"() => Array.from(document.querySelectorAll('{HOST}'))"
@@ -107,7 +105,7 @@ def test_the_view_shows_before_scripts_run(playwright, base_url):
 
 
 def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
-    page, log, left = chapter
+    _, page, log, left = chapter
     found = exercise.search()
     problems = []
     for g, f in enumerate(found[:2]):  # the solution's settings for goals 1 and 2
@@ -131,7 +129,7 @@ def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
 
 
 def test_sliders_are_named_announce_values_and_show_focus(chapter):
-    page, _, _ = chapter
+    _, page, _, _ = chapter
     for name in ["query · verb", *(f"key · {f}" for f in exercise.FEATURES)]:
         assert page.get_by_role("slider", name=name).count() == 1, name
     r = _slider(page, "k_4")

@@ -38,13 +38,8 @@ def _problems(page, rel: str) -> tuple[list[str], list[str]]:
     return problems, [a["view"] for a in seen]
 
 
-@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
-def chapter(request, playwright, base_url, site):
-    """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered;
-    its log of errors; ``left``, the requests that left the site."""
-    rel, scheme = request.param
-    with harness.confined_page(playwright, base_url, site, rel, scheme) as (page, log, left):
-        yield rel, page, log, left
+# (rel, page, log, left): a chapter loaded over http or from file://, widgets rendered.
+chapter = harness.chapter_fixture(PAGES)
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter):

@@ -41,16 +41,13 @@ def _problems(page) -> list[str]:
     return problems
 
 
-@pytest.fixture(params=["http", "file"])
-def chapter6(request, playwright, base_url, site):
-    """(page, log, left): chapter 6 loaded over http or from file://, widgets rendered; log
-    of errors; ``left``, the requests that left the site."""
-    with harness.confined_page(playwright, base_url, site, REL, request.param) as (page, log, left):
-        yield page, log, left
+# (rel, page, log, left): chapter 6 loaded over http or from file://, widgets rendered; its
+# log of errors; ``left``, the requests that left the site.
+chapter6 = harness.chapter_fixture([REL])
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter6):
-    page, log, left = chapter6
+    _, page, log, left = chapter6
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
     assert page.locator(VIEW).count() == 1, "no live mask view"
@@ -82,7 +79,7 @@ def _attrs(page) -> dict:
 
 
 def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
-    page, log, left = chapter6
+    _, page, log, left = chapter6
     radio = f"{VIEW} input[type=radio]"
     steps = [  # (control, key, the view's data-* attributes after the key)
         (f"{radio}[value=causal]", "ArrowUp", {"mask": "none"}),
@@ -108,7 +105,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
 
 
 def test_controls_are_named_and_show_focus(chapter6):
-    page, _, _ = chapter6
+    _, page, _, _ = chapter6
     for name in ("none", "causal", "sliding window", "padding"):
         assert page.get_by_role("radio", name=name, exact=True).count() == 1, name
     for name in ("window: words on each side", "filler words"):

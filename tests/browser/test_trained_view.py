@@ -39,12 +39,8 @@ def _problems(page, rel: str) -> tuple[list[str], list[dict]]:
     return expected.view_problems(page, rel, VIEWS)
 
 
-@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
-def chapter(request, playwright, base_url, site):
-    """(rel, page, log, left): a chapter loaded over http or from file://, widgets live."""
-    rel, scheme = request.param
-    with harness.confined_page(playwright, base_url, site, rel, scheme) as (page, log, left):
-        yield rel, page, log, left
+# (rel, page, log, left): a chapter loaded over http or from file://, widgets live.
+chapter = harness.chapter_fixture(PAGES)
 
 
 def _rows(page) -> dict:
