@@ -211,6 +211,17 @@ def chapter_fixture(pages):
     return chapter
 
 
+def takeovers(page, hosts: str) -> list[str | None]:
+    """How each live view that the selector ``hosts`` finds took over from its static first
+    view: its widget subarea's ``data-mha-takeover`` ("exact": the static copy handed over
+    unchanged; book/_ext/static/mha-offline-widgets.js), in page order."""
+    return page.evaluate(
+        "(hosts) => Array.from(document.querySelectorAll(hosts))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))",
+        hosts,
+    )
+
+
 def goto(page, base: str, rel: str, site: Path = SITE) -> None:
     """Load page ``rel`` of the site served at ``base`` (following the root's redirect) and
     wait until MathJax has typeset it and its widgets are rendered (:func:`settle`)."""

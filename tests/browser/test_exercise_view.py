@@ -85,10 +85,7 @@ def _by_torch(s: exercise.Setting) -> list[str]:
 def test_loads_from_the_site_alone_and_renders_live(chapter):
     _, page, log, left = chapter
     assert left == [] and log.problems() == [], [*left, *log.problems()]
-    takeover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOST}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    takeover = harness.takeovers(page, HOST)
     assert takeover == ["exact"], takeover
     assert _problems(page) == []
     assert _status(page) == (["not met"] * 3, "Goal 1 not met. Goal 2 not met. Goal 3 not met.")

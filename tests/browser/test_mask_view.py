@@ -51,10 +51,7 @@ def test_loads_from_the_site_alone_and_renders_live(chapter6):
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
     assert page.locator(VIEW).count() == 1, "no live mask view"
-    takeover = page.evaluate(
-        f"() => document.querySelector('{VIEW}').closest('.widget-subarea')"
-        ".getAttribute('data-mha-takeover')"
-    )
+    (takeover,) = harness.takeovers(page, VIEW)
     assert takeover == "exact", f"the static first view handed over by {takeover!r}"
     assert _problems(page) == []
 

@@ -44,10 +44,7 @@ def test_loads_from_the_site_alone_and_renders_live(chapter):
     rel, page, log, left = chapter
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
-    handover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOSTS}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    handover = harness.takeovers(page, HOSTS)
     assert handover == ["exact"] * len(PAGES[rel]), f"handed over by {handover}"
     problems, seen = _problems(page, rel)
     assert seen == PAGES[rel] and problems == [], problems[:10]

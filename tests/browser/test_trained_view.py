@@ -51,10 +51,7 @@ def test_loads_from_the_site_alone_and_renders_live(chapter):
     rel, page, log, left = chapter
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
-    handover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOST}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    handover = harness.takeovers(page, HOST)
     assert handover == ["exact"], f"handed over by {handover}"
     problems, seen = _problems(page, rel)
     assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
