@@ -124,3 +124,34 @@ def test_words_reach_the_page_as_text():
     html = draw([state])[0]
     assert "<b>" not in html and "&lt;b&gt;" in html and "a&amp;b" in html
     assert "&quot;q&quot;" in html and "&#x27;" in html
+
+
+def test_permalinks_read_valid_settings_and_write_the_mask_shown():
+    from tests.test_heads_view import call
+
+    state = {**chapter6_mask_view(HEADS).get_state(), "link": "mask-2"}
+    hashes = [
+        "#mask-2:mask=window,window=3",
+        "#mask-2:mask=padding,filler=1,window=4",
+        "#mask-2:mask=diagonal,window=5,filler=0",  # no such mask; out of range
+        "#mask-1:mask=none",  # another view's link
+        "#mask-2:mask=none%2Cwindow=2",  # an encoded comma
+    ]
+    got = call("readLink", [[h, state] for h in hashes], "mask_view.mjs")
+    assert got == [
+        {"mask": "window", "radius": 3},
+        {"mask": "padding", "n_pad": 1, "radius": 4},
+        {},
+        None,
+        {"mask": "none", "radius": 2},
+    ]
+    written = call(
+        "linkOf",
+        [[{**state, "mask": m, "radius": 2, "n_pad": 3}] for m in ("causal", "window", "padding")],
+        "mask_view.mjs",
+    )
+    assert written == [
+        "#mask-2:mask=causal",
+        "#mask-2:mask=window,window=2",
+        "#mask-2:mask=padding,filler=3",
+    ]

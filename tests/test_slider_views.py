@@ -103,6 +103,15 @@ def test_steps_view_shows_every_saved_step_of_the_run():
     assert {(a["eps"], a["init"], a["h"]) for a in seen} == {("0.001", "perturbed", "2")}
 
 
+def test_steps_view_numbers_a_repeated_word_as_the_book_does():
+    """The repeated "the" reads "the (1st)"/"the (2nd)", as in the trained explorer and
+    toy.WORD_LABELS, never by its position ("the (0)")."""
+    run = T.train(T.RunConfig(h=2, steps=5))
+    html = draw([steps_slider(run).get_state()])[0]
+    shown = re.findall(r"the \([^)]*\)", html)
+    assert shown and set(shown) == {"the (1st)", "the (2nd)"}, shown
+
+
 def test_a_tiny_loss_shows_its_digits():
     run = T.train(T.RunConfig(h=2, steps=5))
     state = steps_slider(run).get_state()

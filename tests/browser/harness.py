@@ -153,6 +153,75 @@ def site_browser(site: Path = SITE, **context_args) -> Iterator[tuple[object, st
         yield ctx, base
 
 
+# The schemes a page of the site may load from: served over http (127.0.0.1 only), or opened
+# from file:// (its own files, and what its scripts make: data: and blob: URLs).
+SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
+
+
+def confine(ctx, scheme: str) -> list[str]:
+    """Abort every request of ``ctx`` that leaves the site opened by ``scheme`` ("http" or
+    "file"); returns the list of their URLs, which grows as the pages make them."""
+    left: list[str] = []
+    allowed = SCHEMES_OF_THE_SITE[scheme]
+
+    def route(r):
+        parts = urlsplit(r.request.url)
+        local = parts.scheme != "http" or parts.hostname == "127.0.0.1"
+        if parts.scheme in allowed and local:
+            r.continue_()
+        else:
+            left.append(r.request.url)
+            r.abort("blockedbyclient")
+
+    ctx.route("**/*", route)
+    return left
+
+
+@contextlib.contextmanager
+def confined_page(
+    playwright, base_url: str, site: Path, rel: str, scheme: str, fragment: str = ""
+) -> Iterator[tuple[object, PageLog, list[str]]]:
+    """Page ``rel`` of the site (with the URL fragment ``fragment``) opened over http at
+    ``base_url`` or from ``file://`` (``scheme``) in a fresh 1280 x 900 context confined to the
+    site (:func:`confine`), its widgets rendered and its requests done: yield (page, its log
+    of errors, the requests that left the site)."""
+    with browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        left = confine(ctx, scheme)
+        page = ctx.new_page()
+        log = watch(page)
+        url = base_url + rel if scheme == "http" else (site / rel).as_uri()
+        page.goto(url + fragment, wait_until="load")
+        settle(page)
+        log.requests.wait_quiet(page)
+        yield page, log, left
+
+
+def chapter_fixture(pages):
+    """A pytest fixture for a test module, parametrized over each page of ``pages`` opened
+    over http and from ``file://`` by :func:`confined_page`: it yields (rel, page, log of
+    errors, the requests that left the site). A module assigns it: ``chapter = ...``."""
+    import pytest
+
+    @pytest.fixture(params=[(rel, scheme) for rel in pages for scheme in ("http", "file")], ids=str)
+    def chapter(request, playwright, base_url, site):
+        rel, scheme = request.param
+        with confined_page(playwright, base_url, site, rel, scheme) as (page, log, left):
+            yield rel, page, log, left
+
+    return chapter
+
+
+def takeovers(page, hosts: str) -> list[str | None]:
+    """How each live view that the selector ``hosts`` finds took over from its static first
+    view: its widget subarea's ``data-mha-takeover`` ("exact": the static copy handed over
+    unchanged; book/_ext/static/mha-offline-widgets.js), in page order."""
+    return page.evaluate(
+        "(hosts) => Array.from(document.querySelectorAll(hosts))"
+        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))",
+        hosts,
+    )
+
+
 def goto(page, base: str, rel: str, site: Path = SITE) -> None:
     """Load page ``rel`` of the site served at ``base`` (following the root's redirect) and
     wait until MathJax has typeset it and its widgets are rendered (:func:`settle`)."""
@@ -344,6 +413,15 @@ async () => {
   return null;
 }
 """
+
+
+def press(page, locator, key: str, timeout_ms: int = 15_000) -> None:
+    """Focus ``locator`` and press ``key``; wait until the visible views' numbers or
+    attributes change (:data:`VIEWS_CHANGED_JS`)."""
+    before = page.evaluate(VIEWS_SIGNATURE_JS)
+    locator.focus()
+    page.keyboard.press(key)
+    page.wait_for_function(VIEWS_CHANGED_JS, arg=before, timeout=timeout_ms, polling="raf")
 
 
 def painted(page) -> None:

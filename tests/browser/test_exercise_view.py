@@ -22,11 +22,9 @@ import pytest
 
 from mha import exercise, toy
 from tests.browser import a11y, expected, harness
-from tests.browser.test_heads_view import _confine
 
 REL = "notebooks/01_one_budget.html"
 HOST = ".mha-exercise-view"
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 STEP = exercise.VALUES[1] - exercise.VALUES[0]
 
 
@@ -42,17 +40,8 @@ def _problems(page) -> list[str]:
     return problems if len(seen) == 1 else [*problems, f"{len(seen)} exercise views shown"]
 
 
-@pytest.fixture(params=["http", "file"])
-def chapter(request, playwright, base_url, site):
-    scheme = request.param
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        page.goto(base_url + REL if scheme == "http" else (site / REL).as_uri(), wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
-        yield page, log, left
+# (rel, page, log, left): chapter 1 loaded over http or from file://, widgets live.
+chapter = harness.chapter_fixture([REL])
 
 
 def _slider(page, name: str):
@@ -66,10 +55,7 @@ def _drive(page, name: str, value: float) -> list[str]:
         now = float(r.get_attribute("aria-valuetext"))
         if now == value:
             return problems
-        before = page.evaluate(SIGNATURE_JS)
-        r.focus()
-        page.keyboard.press("ArrowRight" if value > now else "ArrowLeft")
-        page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+        harness.press(page, r, "ArrowRight" if value > now else "ArrowLeft")
         problems += _problems(page)
     raise AssertionError(f"{name} never reached {value}")
 
@@ -97,12 +83,9 @@ def _by_torch(s: exercise.Setting) -> list[str]:
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter):
-    page, log, left = chapter
+    _, page, log, left = chapter
     assert left == [] and log.problems() == [], [*left, *log.problems()]
-    takeover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOST}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    takeover = harness.takeovers(page, HOST)
     assert takeover == ["exact"], takeover
     assert _problems(page) == []
     assert _status(page) == (["not met"] * 3, "Goal 1 not met. Goal 2 not met. Goal 3 not met.")
@@ -119,7 +102,7 @@ def test_the_view_shows_before_scripts_run(playwright, base_url):
 
 
 def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
-    page, log, left = chapter
+    _, page, log, left = chapter
     found = exercise.search()
     problems = []
     for g, f in enumerate(found[:2]):  # the solution's settings for goals 1 and 2
@@ -143,7 +126,7 @@ def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
 
 
 def test_sliders_are_named_announce_values_and_show_focus(chapter):
-    page, _, _ = chapter
+    _, page, _, _ = chapter
     for name in ["query · verb", *(f"key · {f}" for f in exercise.FEATURES)]:
         assert page.get_by_role("slider", name=name).count() == 1, name
     r = _slider(page, "k_4")
@@ -164,13 +147,7 @@ def test_sliders_are_named_announce_values_and_show_focus(chapter):
 @pytest.mark.parametrize("scheme", ["http", "file"])
 def test_a_permalink_opens_the_view_at_its_setting(playwright, base_url, site, scheme):
     link = "#exercise-1:q=1,prey=1.5"
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + REL if scheme == "http" else (site / REL).as_uri()
-        page.goto(url + link, wait_until="load")
-        harness.settle(page)
+    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
         page.wait_for_function(
             f"() => {{ const v = document.querySelector('{HOST} .mha-view');"
             " return v && !v.closest('.mha-static-widget') && v.dataset.kprey === '1.5'; }",

@@ -17,7 +17,6 @@ On the built site served over http AND opened from ``file://`` (book/_ext/widget
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -30,7 +29,6 @@ PAGES = {  # page: the panels its heads views show, in order
 }
 HOST = ".mha-heads-view"
 SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
-SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
 PANELS = {"rows", "heads", "concat", "cost"}
 
 
@@ -40,47 +38,15 @@ def _problems(page, rel: str) -> tuple[list[str], list[str]]:
     return problems, [a["view"] for a in seen]
 
 
-def _confine(ctx, scheme: str) -> list[str]:
-    """Abort every request of ``ctx`` that leaves the site; returns the list of their URLs."""
-    left: list[str] = []
-    allowed = SCHEMES_OF_THE_SITE[scheme]
-
-    def route(r):
-        parts = urlsplit(r.request.url)
-        local = parts.scheme != "http" or parts.hostname == "127.0.0.1"
-        if parts.scheme in allowed and local:
-            r.continue_()
-        else:
-            left.append(r.request.url)
-            r.abort("blockedbyclient")
-
-    ctx.route("**/*", route)
-    return left
-
-
-@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
-def chapter(request, playwright, base_url, site):
-    """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered;
-    its log of errors; ``left``, the requests that left the site."""
-    rel, scheme = request.param
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        page.goto(base_url + rel if scheme == "http" else (site / rel).as_uri(), wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
-        yield rel, page, log, left
+# (rel, page, log, left): a chapter loaded over http or from file://, widgets rendered.
+chapter = harness.chapter_fixture(PAGES)
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter):
     rel, page, log, left = chapter
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
-    handover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOST}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    handover = harness.takeovers(page, HOST)
     assert handover == ["exact"] * len(handover) and handover, f"handed over by {handover}"
     problems, seen = _problems(page, rel)
     assert seen == PAGES[rel] and problems == [], problems[:10]
@@ -107,14 +73,6 @@ def _attrs(page) -> list[dict]:
     )
 
 
-def _press(page, locator, key: str) -> None:
-    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
-    before = page.evaluate(SIGNATURE_JS)
-    locator.focus()
-    page.keyboard.press(key)
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
-
-
 def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
     rel, page, log, left = chapter
     problems, _ = _problems(page, rel)
@@ -126,7 +84,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
         name, top = r.get_attribute("data-control"), int(r.get_attribute("max"))
         for key in ("End", "Home", "ArrowRight"):
             before = _attrs(page)
-            _press(page, r, key)
+            harness.press(page, r, key)
             after = _attrs(page)
             assert after != before, f"{rel}: {key} on {name} left {before}"
             want = {"End": top, "Home": 0, "ArrowRight": 1}[key]
@@ -138,7 +96,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
             moved.add((name, key))
     select = page.locator(f"{HOST} select[data-control=word]")
     if select.count():
-        _press(page, select, "ArrowDown")  # chased -> the (2nd)
+        harness.press(page, select, "ArrowDown")  # chased -> the (2nd)
         assert _attrs(page)[0]["word"] == "3"
         before = page.evaluate(SIGNATURE_JS)
         select.select_option(label="cat")
@@ -184,13 +142,7 @@ def test_controls_are_named_announce_values_and_show_focus(chapter):
 def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
     rel = "notebooks/01_one_budget.html"
     link = "#heads-1:dk=27,seed=7,word=4"
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + rel if scheme == "http" else (site / rel).as_uri()
-        page.goto(url + link, wait_until="load")
-        harness.settle(page)
+    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
         page.wait_for_function(
             "() => { const v = document.querySelector('.mha-heads-view .mha-view');"
             " return v && !v.closest('.mha-static-widget') && v.dataset.dk === '27'; }",
@@ -201,7 +153,7 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         assert attrs[0]["word"] == "4" and {a["seed"] for a in attrs} == {"7"}
         assert _problems(page, rel)[0] == []
         assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
-        _press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
+        harness.press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
         assert page.evaluate("() => location.hash") == "#heads-1:dk=81,seed=7,word=4"
         assert log.problems() == [] and left == [], [*log.problems(), *left]
 

@@ -16,7 +16,9 @@ for the module. For every chapter, in a fresh kernel:
 * every citation reads as author and year (``Vaswani2017``), never as another citation key
   of ``book/references.bib``;
 * every slider, moved by keyboard, changes the view it drives;
-* chapter 6's mask view (an anywidget) shows mha's numbers, before and after a keyboard move;
+* chapter 6's mask view, the heads views, the trained explorer (chapters 2 and 5) and chapter
+  1's exercise (anywidgets) show mha's numbers, before and after a keyboard move that changes
+  them;
 * the first cell, above the title, says to run the cells first (it is not empty-looking);
 * no label of a control that is shown is cut short ("your sent…").
 
@@ -429,6 +431,46 @@ def heads_view_problems(page) -> list[str]:
     return problems
 
 
+# The views computed in the browser that a chapter shows in JupyterLab, beyond the heads and
+# mask views above: what the chapter's source calls, the view's host, the range control a key
+# moves, and the view types whose numbers mha recomputes (expected.view_problems).
+MOVED_VIEWS = {
+    "trained_view(": (".mha-trained-view", "seed", {"trained-rows", "trained-metrics"}),
+    "exercise_view(": (".mha-exercise-view", "q_verb", {"exercise"}),
+}
+
+# The numbers (data-key, data-value) of every visible view of the given types, in page order.
+NUMBERS_JS = (
+    "(views) => (" + harness.VISIBLE_VIEWS_JS + ")(null)"
+    ".filter((v) => views.includes(v.attrs.view)).map((v) => v.cells)"
+)
+
+
+def moved_view_problems(page, host: str, control: str, views: set[str]) -> list[str]:
+    """The one view ``host`` (an anywidget computed in the browser) in the open notebook: it
+    shows mha's numbers for its data-* attributes, and a keyboard move of its range ``control``
+    (one step, back from its end) changes the numbers shown, which stay mha's."""
+    where = f".jp-OutputArea-output {host}"
+    if page.locator(where).count() != 1:
+        return [f"{page.locator(where).count()} views {host}"]
+    problems, seen = expected.view_problems(page, "lab", views)
+    if not seen:
+        problems.append(f"{host}: no view of {sorted(views)} shown")
+    before = page.evaluate(NUMBERS_JS, sorted(views))
+    r = page.locator(f"{where} input[type=range][data-control={control}]")
+    at_end = r.evaluate("(e) => e.value === e.max")
+    r.focus()
+    page.keyboard.press("ArrowLeft" if at_end else "ArrowRight")
+    page.wait_for_function(
+        "([views, before]) => JSON.stringify((" + NUMBERS_JS + ")(views))"
+        " !== JSON.stringify(before)",
+        arg=[sorted(views), before],
+        timeout=10_000,
+    )
+    after, seen = expected.view_problems(page, "lab", views)
+    return problems + after + ([] if seen else [f"{host}: no view after the move"])
+
+
 @pytest.mark.parametrize("path", CHAPTERS)
 def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
     page = lab_page
@@ -508,6 +550,9 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             assert mask_view_problems(page) == [], path
         if "heads_view(" in source:
             assert heads_view_problems(page) == [], path
+        for call, (host, control, views) in MOVED_VIEWS.items():
+            if call in source:
+                assert moved_view_problems(page, host, control, views) == [], path
     finally:  # the next chapter starts with no kernel of this one left running
         page.evaluate(
             "() => { const w = window.jupyterapp.shell.currentWidget;"

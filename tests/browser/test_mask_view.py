@@ -10,13 +10,14 @@ the site's own anywidget host imports the view's module from the page itself):
   number of filler words) changes the numbers, and every number shown equals what ``mha``
   computes in torch for the view's data-* attributes (``mha.views.mask_view.
   expected_mask_view``, through expected.py), for every mask kind;
-* the controls have accessible names, and the focused one shows a visible focus ring.
+* the controls have accessible names, and the focused one shows a visible focus ring;
+* a permalink (#mask-1:mask=window,window=3) opens the view at its settings, and the
+  fragment follows every move of a control.
 """
 
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
 
 import pytest
 
@@ -24,8 +25,6 @@ from tests.browser import expected, harness
 
 REL = "notebooks/06_what_comes_next.html"
 VIEW = ".mha-view[data-view=mask]"
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
-SCHEMES_OF_THE_SITE = {"http": {"http"}, "file": {"file", "data", "blob"}}
 
 
 def _problems(page) -> list[str]:
@@ -42,44 +41,17 @@ def _problems(page) -> list[str]:
     return problems
 
 
-@pytest.fixture(params=["http", "file"])
-def chapter6(request, playwright, base_url, site):
-    """(page, log, left): chapter 6 loaded over http or from file://, widgets rendered; log
-    of errors; ``left``, the requests that left the site."""
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left: list[str] = []
-        allowed = SCHEMES_OF_THE_SITE[request.param]
-
-        def route(r):
-            url = r.request.url
-            parts = urlsplit(url)
-            if parts.scheme in allowed and (
-                parts.scheme != "http" or parts.hostname == "127.0.0.1"
-            ):
-                r.continue_()
-            else:
-                left.append(url)
-                r.abort("blockedbyclient")
-
-        ctx.route("**/*", route)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + REL if request.param == "http" else (site / REL).as_uri()
-        page.goto(url, wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
-        yield page, log, left
+# (rel, page, log, left): chapter 6 loaded over http or from file://, widgets rendered; its
+# log of errors; ``left``, the requests that left the site.
+chapter6 = harness.chapter_fixture([REL])
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter6):
-    page, log, left = chapter6
+    _, page, log, left = chapter6
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
     assert page.locator(VIEW).count() == 1, "no live mask view"
-    takeover = page.evaluate(
-        f"() => document.querySelector('{VIEW}').closest('.widget-subarea')"
-        ".getAttribute('data-mha-takeover')"
-    )
+    (takeover,) = harness.takeovers(page, VIEW)
     assert takeover == "exact", f"the static first view handed over by {takeover!r}"
     assert _problems(page) == []
 
@@ -96,14 +68,6 @@ def test_the_view_shows_before_scripts_run(playwright, base_url):
         assert _problems(page) == []
 
 
-def _press(page, selector: str, key: str) -> None:
-    """Focus ``selector`` and press ``key``; wait until the view's numbers change."""
-    before = page.evaluate(SIGNATURE_JS)
-    page.locator(selector).focus()
-    page.keyboard.press(key)
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
-
-
 def _attrs(page) -> dict:
     return page.evaluate(
         f"() => Object.fromEntries(Array.from(document.querySelector('{VIEW}').attributes)"
@@ -112,7 +76,7 @@ def _attrs(page) -> dict:
 
 
 def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
-    page, log, left = chapter6
+    _, page, log, left = chapter6
     radio = f"{VIEW} input[type=radio]"
     steps = [  # (control, key, the view's data-* attributes after the key)
         (f"{radio}[value=causal]", "ArrowUp", {"mask": "none"}),
@@ -127,7 +91,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
     ]
     seen, problems = set(), _problems(page)
     for selector, key, want in steps:
-        _press(page, selector, key)
+        harness.press(page, page.locator(selector), key)
         attrs = _attrs(page)
         assert {k: attrs[k] for k in want} == want, f"{key} on {selector}: {attrs}"
         seen.add(attrs["mask"])
@@ -138,7 +102,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter6):
 
 
 def test_controls_are_named_and_show_focus(chapter6):
-    page, _, _ = chapter6
+    _, page, _, _ = chapter6
     for name in ("none", "causal", "sliding window", "padding"):
         assert page.get_by_role("radio", name=name, exact=True).count() == 1, name
     for name in ("window: words on each side", "filler words"):
@@ -150,4 +114,29 @@ def test_controls_are_named_and_show_focus(chapter6):
         " return [document.activeElement.value, s.outlineStyle, parseFloat(s.outlineWidth)]; }"
     )
     assert ring[0] == "none" and ring[1] == "solid" and ring[2] >= 2, ring
-    assert json.loads(page.evaluate(SIGNATURE_JS)), "no view"
+    assert json.loads(page.evaluate(harness.VIEWS_SIGNATURE_JS)), "no view"
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+    link = "#mask-1:mask=window,window=3"
+    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
+        page.wait_for_function(
+            f"() => {{ const v = document.querySelector('{VIEW}');"
+            " return v && !v.closest('.mha-static-widget') && v.dataset.radius === '3'; }",
+            timeout=30_000,
+        )
+        assert {k: _attrs(page)[k] for k in ("mask", "radius")} == {"mask": "window", "radius": "3"}
+        radius = page.locator(f"{VIEW} input[data-control=radius]")
+        assert radius.input_value() == "3" and not radius.is_disabled()
+        assert page.locator(f"{VIEW} input[type=radio]:checked").get_attribute("value") == "window"
+        assert _problems(page) == []
+        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        harness.press(page, radius, "ArrowLeft")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=window,window=2"
+        harness.press(page, page.locator(f"{VIEW} input[type=radio][value=window]"), "ArrowDown")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=padding,filler=2"
+        harness.press(page, page.locator(f"{VIEW} input[data-control=n_pad]"), "End")
+        assert page.evaluate("() => location.hash") == "#mask-1:mask=padding,filler=3"
+        assert _attrs(page)["npad"] == "3" and _problems(page) == []
+        assert log.problems() == [] and left == [], [*log.problems(), *left]

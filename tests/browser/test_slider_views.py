@@ -20,7 +20,6 @@ from __future__ import annotations
 import pytest
 
 from tests.browser import expected, harness
-from tests.browser.test_heads_view import _confine
 
 PAGES = {  # page: the views it shows, in order
     "notebooks/01_one_budget.html": ["budget", "scaling"],
@@ -29,7 +28,6 @@ PAGES = {  # page: the views it shows, in order
 }
 HOSTS = ".mha-budget-view, .mha-scaling-view, .mha-groups-view, .mha-steps-view"
 VIEWS = {v for views in PAGES.values() for v in views}
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 
 
 def _problems(page, rel: str) -> tuple[list[str], list[str]]:
@@ -38,38 +36,15 @@ def _problems(page, rel: str) -> tuple[list[str], list[str]]:
     return problems, [a["view"] for a in seen]
 
 
-def _open(playwright, site, base_url, rel, scheme, fragment=""):
-    ctx_manager = harness.browser_context(playwright, viewport={"width": 1280, "height": 900})
-    ctx = ctx_manager.__enter__()
-    left = _confine(ctx, scheme)
-    page = ctx.new_page()
-    log = harness.watch(page)
-    url = base_url + rel if scheme == "http" else (site / rel).as_uri()
-    page.goto(url + fragment, wait_until="load")
-    harness.settle(page)
-    log.requests.wait_quiet(page)
-    return ctx_manager, page, log, left
-
-
-@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
-def chapter(request, playwright, base_url, site):
-    """(rel, page, log, left): a chapter loaded over http or from file://, widgets rendered."""
-    rel, scheme = request.param
-    cm, page, log, left = _open(playwright, site, base_url, rel, scheme)
-    try:
-        yield rel, page, log, left
-    finally:
-        cm.__exit__(None, None, None)
+# (rel, page, log, left): a chapter loaded over http or from file://, widgets rendered.
+chapter = harness.chapter_fixture(PAGES)
 
 
 def test_loads_from_the_site_alone_and_renders_live(chapter):
     rel, page, log, left = chapter
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
-    handover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOSTS}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    handover = harness.takeovers(page, HOSTS)
     assert handover == ["exact"] * len(PAGES[rel]), f"handed over by {handover}"
     problems, seen = _problems(page, rel)
     assert seen == PAGES[rel] and problems == [], problems[:10]
@@ -88,14 +63,6 @@ def test_the_views_show_before_scripts_run(playwright, base_url, rel):
         assert page.locator(f":is({HOSTS}) fieldset[inert]").count() == n, "controls not inert"
 
 
-def _press(page, locator, key: str) -> None:
-    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
-    before = page.evaluate(SIGNATURE_JS)
-    locator.focus()
-    page.keyboard.press(key)
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
-
-
 def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
     rel, page, log, left = chapter
     problems, _ = _problems(page, rel)
@@ -107,7 +74,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
         start = int(r.input_value())
         keys = ("Home", "End", "ArrowLeft") if start == top else ("End", "Home", "ArrowRight")
         for key in keys:
-            _press(page, r, key)
+            harness.press(page, r, key)
             want = {"End": top, "Home": 0, "ArrowRight": 1, "ArrowLeft": top - 1}[key]
             assert r.input_value() == str(want), (key, r.input_value())
             shown = r.get_attribute("aria-valuetext")
@@ -118,7 +85,7 @@ def test_every_control_moves_the_numbers_as_mha_computes_them(chapter):
         radio = radios.nth(i)
         host = radio.locator("xpath=ancestor::fieldset/..")
         before = host.locator(".mha-view").get_attribute("data-scaled")
-        _press(page, radio, "ArrowRight")  # the other position of the toggle
+        harness.press(page, radio, "ArrowRight")  # the other position of the toggle
         assert host.locator(".mha-view").get_attribute("data-scaled") != before
         problems += _problems(page, rel)[0]
     assert problems == [], "\n".join(problems[:20])
@@ -149,8 +116,7 @@ def test_controls_are_big_enough_announce_values_and_show_focus(chapter):
 def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
     rel = "notebooks/01_one_budget.html"
     link = "#budget-1:tilt=+2.5"
-    cm, page, log, left = _open(playwright, site, base_url, rel, scheme, link)
-    try:
+    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
         page.wait_for_function(
             "() => { const v = document.querySelector('.mha-budget-view .mha-view');"
             " return v && !v.closest('.mha-static-widget') && v.dataset.tilt === '2.5'; }",
@@ -158,11 +124,9 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         )
         assert _problems(page, rel)[0] == []
         assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
-        _press(page, page.locator(".mha-budget-view input[data-control=tilt]"), "ArrowRight")
+        harness.press(page, page.locator(".mha-budget-view input[data-control=tilt]"), "ArrowRight")
         assert page.evaluate("() => location.hash") == "#budget-1:tilt=+3.0"
         scaling = page.locator(".mha-scaling-view input[data-control=d_k]")
-        _press(page, scaling, "End")
+        harness.press(page, scaling, "End")
         assert page.evaluate("() => location.hash") == "#scaling-1:dk=1024,scaled=1"
         assert log.problems() == [] and left == [], [*log.problems(), *left]
-    finally:
-        cm.__exit__(None, None, None)

@@ -12,7 +12,9 @@ On the built site served over http AND opened from ``file://``:
   mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
   their rows of W_o);
 * a permalink opens the view at its settings, and the link follows the controls;
-* with six heads the view is taller than the window, and its controls stay in sight.
+* with six heads the view is taller than the window, and its controls stay in sight;
+* in chapter 2, a word picked in the heads view above it is picked in this view, and back,
+  when the other view's sentence has it (view_link.mjs's shareWord, matched by label).
 (axe-core runs on every page in test_pages.py.)
 """
 
@@ -23,14 +25,12 @@ import pytest
 from mha.training import SETTINGS, VOCAB
 from mha.views.trained import setting_label
 from tests.browser import expected, harness
-from tests.browser.test_heads_view import _confine
 
 PAGES = {  # page: the sentence and word its view opens at
     "notebooks/02_run_it_again.html": ("the cat chased the mouse", "2"),
     "notebooks/05_what_heads_learn.html": ("the grey cat chased the small mouse", "3"),
 }
 HOST = ".mha-trained-view"
-SIGNATURE_JS, CHANGED_JS = harness.VIEWS_SIGNATURE_JS, harness.VIEWS_CHANGED_JS
 VIEWS = {"trained-rows", "trained-metrics"}
 
 
@@ -39,40 +39,19 @@ def _problems(page, rel: str) -> tuple[list[str], list[dict]]:
     return expected.view_problems(page, rel, VIEWS)
 
 
-@pytest.fixture(params=[(rel, scheme) for rel in PAGES for scheme in ("http", "file")], ids=str)
-def chapter(request, playwright, base_url, site):
-    """(rel, page, log, left): a chapter loaded over http or from file://, widgets live."""
-    rel, scheme = request.param
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        page.goto(base_url + rel if scheme == "http" else (site / rel).as_uri(), wait_until="load")
-        harness.settle(page)
-        log.requests.wait_quiet(page)
-        yield rel, page, log, left
+# (rel, page, log, left): a chapter loaded over http or from file://, widgets live.
+chapter = harness.chapter_fixture(PAGES)
 
 
 def _rows(page) -> dict:
     return next(a for a in _problems(page, "")[1] if a["view"] == "trained-rows")
 
 
-def _press(page, locator, key: str) -> None:
-    """Focus ``locator`` and press ``key``; wait until the views' numbers change."""
-    before = page.evaluate(SIGNATURE_JS)
-    locator.focus()
-    page.keyboard.press(key)
-    page.wait_for_function(CHANGED_JS, arg=before, timeout=15_000, polling="raf")
-
-
 def test_loads_from_the_site_alone_and_renders_live(chapter):
     rel, page, log, left = chapter
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
-    handover = page.evaluate(
-        f"() => Array.from(document.querySelectorAll('{HOST}'))"
-        ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))"
-    )
+    handover = harness.takeovers(page, HOST)
     assert handover == ["exact"], f"handed over by {handover}"
     problems, seen = _problems(page, rel)
     assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
@@ -101,32 +80,34 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
     assert labels == [setting_label(h, d_k) for h, d_k in SETTINGS]
     start = SETTINGS.index((int(_rows(page)["h"]), int(_rows(page)["dk"])))
     for step in range(start + 1, len(SETTINGS)):
-        _press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
+        harness.press(
+            page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight"
+        )
         h, d_k = SETTINGS[step]
         assert (_rows(page)["h"], _rows(page)["dk"]) == (str(h), str(d_k))
         problems += _problems(page, rel)[0]
-    _press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
+    harness.press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
     assert (_rows(page)["h"], _rows(page)["dk"]) == tuple(map(str, SETTINGS[0]))  # round
     # the seed: its end, its start, a neighbour
     seed = page.locator(f"{HOST} input[data-control=seed]")
     for key, want in (("End", "9"), ("Home", "0"), ("ArrowRight", "1")):
-        _press(page, seed, key)
+        harness.press(page, seed, key)
         assert _rows(page)["seed"] == want == seed.get_attribute("aria-valuetext")
         problems += _problems(page, rel)[0]
-    _press(page, page.locator(f"{HOST} input[data-control=setting][value='2']"), "Space")
+    harness.press(page, page.locator(f"{HOST} input[data-control=setting][value='2']"), "Space")
     # a typed sentence, then the word
     text = page.locator(f"{HOST} input[data-control=text]")
     text.focus()
     text.press("Control+a")
     text.type("the dog bit the hen")
-    _press(page, text, "Enter")
+    harness.press(page, text, "Enter")
     assert (_rows(page)["sentence"], _rows(page)["word"]) == ("the dog bit the hen", "2")
     problems += _problems(page, rel)[0]
-    _press(page, page.locator(f"{HOST} select[data-control=word]"), "ArrowDown")
+    harness.press(page, page.locator(f"{HOST} select[data-control=word]"), "ArrowDown")
     assert _rows(page)["word"] == "3"
     # heads off, one at a time and together: the answer is torch's with those heads off
     for i in range(3):
-        _press(page, page.locator(f"{HOST} input[data-control=head][value='{i}']"), "Space")
+        harness.press(page, page.locator(f"{HOST} input[data-control=head][value='{i}']"), "Space")
         assert _rows(page)["off"] == " ".join(map(str, range(i + 1)))
         problems += _problems(page, rel)[0]
     assert page.locator(f"{HOST} .mha-off").count() == 6  # 3 heads' bars and tables
@@ -134,7 +115,7 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
     text.focus()
     text.press("Control+a")
     text.type("the unicorn chased the dog")
-    _press(page, text, "Enter")
+    harness.press(page, text, "Enter")
     message = page.locator(f"{HOST} .mha-problem").inner_text()
     assert "“unicorn”" in message and ", ".join(VOCAB) in message and "\n" not in message
     assert page.locator(f"{HOST} [data-view=trained-rows]").count() == 0
@@ -158,7 +139,7 @@ def test_controls_are_named_sized_and_stay_in_sight(chapter):
     )
     assert ring[0] == "solid" and ring[1] >= 3, ring
     # six heads: taller than the window; scrolled to its last table, the controls still show
-    _press(page, page.locator(f"{HOST} input[data-control=setting][value='4']"), "Space")
+    harness.press(page, page.locator(f"{HOST} input[data-control=setting][value='4']"), "Space")
     height = page.locator(HOST).evaluate("(e) => e.getBoundingClientRect().height")
     assert height > 900, height
     page.locator(f"{HOST} table.mha-heat").last.scroll_into_view_if_needed()
@@ -176,13 +157,7 @@ def test_controls_are_named_sized_and_stay_in_sight(chapter):
 def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
     rel = "notebooks/05_what_heads_learn.html"
     link = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off=2"
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
-        left = _confine(ctx, scheme)
-        page = ctx.new_page()
-        log = harness.watch(page)
-        url = base_url + rel if scheme == "http" else (site / rel).as_uri()
-        page.goto(url + link, wait_until="load")
-        harness.settle(page)
+    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
         page.wait_for_function(
             "() => { const v = document.querySelector("
             "'.mha-trained-view [data-view=trained-rows]');"
@@ -194,7 +169,61 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         assert (rows["word"], rows["off"]) == ("4", "1")
         assert _problems(page, rel)[0] == []
         assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
-        _press(page, page.locator(f"{HOST} input[data-control=head][value='1']"), "Space")
+        harness.press(page, page.locator(f"{HOST} input[data-control=head][value='1']"), "Space")
         want = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off="
         assert page.evaluate("() => location.hash") == want
+        assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+SHARED = "notebooks/02_run_it_again.html"  # a heads view (designed/random), then this view
+HEADS_WORD = ".mha-heads-view select[data-control=word]"
+TRAINED_WORD = f"{HOST} select[data-control=word]"
+# The row each view shows: [heads view's data-word, trained view's data-word].
+WORDS_JS = """
+() => ['.mha-heads-view [data-view=rows]', '.mha-trained-view [data-view=trained-rows]']
+  .map((s) => { const v = document.querySelector(s);
+                return v && !v.closest('.mha-static-widget') ? v.dataset.word : null; })
+"""
+
+
+def _pick(page, select: str, label: str) -> None:
+    """Pick ``label`` in the word select ``select``; wait until the views have redrawn."""
+    before = page.evaluate(harness.VIEWS_SIGNATURE_JS)
+    page.locator(select).select_option(label=label)
+    page.wait_for_function(harness.VIEWS_CHANGED_JS, arg=before, timeout=15_000, polling="raf")
+    page.evaluate(harness.PAINTED_JS)  # two frames: any view that follows has redrawn
+
+
+def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, site):
+    """Chapter 2: a word picked in the heads view is picked in the trained view, and back,
+    when the other view's sentence has that word (matched by label: "the (2nd)", not by
+    index); the URL keeps linking to the view the reader moved; the numbers stay mha's."""
+    with harness.confined_page(playwright, base_url, site, SHARED, "http") as (page, log, left):
+        views = {"rows", "heads", "trained-rows", "trained-metrics"}
+        assert page.evaluate(WORDS_JS) == ["2", "2"]  # both open on chased
+        _pick(page, HEADS_WORD, "mouse")
+        assert page.evaluate(WORDS_JS) == ["4", "4"]
+        assert page.locator(TRAINED_WORD).evaluate("(e) => e.selectedOptions[0].text") == "mouse"
+        assert page.evaluate("() => location.hash").startswith("#heads-1:")
+        _pick(page, TRAINED_WORD, "the (2nd)")
+        assert page.evaluate(WORDS_JS) == ["3", "3"]
+        assert page.evaluate("() => location.hash").startswith("#trained-1:")
+        problems = expected.view_problems(page, SHARED, views)[0]
+        # a sentence in which "the (2nd)" is the 5th word (the 4th in the heads view's) and
+        # "cat" is missing
+        text = page.locator(f"{HOST} input[data-control=text]")
+        text.focus()
+        text.press("Control+a")
+        text.type("the small dog bit the hen")
+        harness.press(page, text, "Enter")
+        _pick(page, TRAINED_WORD, "the (1st)")
+        assert page.evaluate(WORDS_JS) == ["0", "0"]
+        _pick(page, HEADS_WORD, "the (2nd)")
+        assert page.evaluate(WORDS_JS) == ["3", "4"]
+        _pick(page, HEADS_WORD, "cat")  # not in the trained view's sentence: it stays
+        assert page.evaluate(WORDS_JS) == ["1", "4"]
+        _pick(page, TRAINED_WORD, "hen")  # not in the heads view's sentence
+        assert page.evaluate(WORDS_JS) == ["1", "5"]
+        problems += expected.view_problems(page, SHARED, views)[0]
+        assert problems == [], "\n".join(problems[:10])
         assert log.problems() == [] and left == [], [*log.problems(), *left]

@@ -44,7 +44,8 @@ def _rows(t: Tensor) -> list:
 class MaskView(anywidget.AnyWidget):
     """The mask view. Inputs: X ``(n, d_model)``, W_q/W_k ``(h, d_model, d_k)`` (self-
     attention), Y ``(m, d_model)``, Wc_q/Wc_k ``(h, d_model, d_k)`` (cross-attention, keys
-    from X); the reader's settings: ``mask``, ``radius`` (window), ``n_pad`` (padding)."""
+    from X); the reader's settings: ``mask``, ``radius`` (window), ``n_pad`` (padding);
+    ``link``, the view's name in the page's URL fragment (a permalink on the site)."""
 
     _esm = traitlets.Unicode(esm()).tag(sync=True)
     X = traitlets.List().tag(sync=True)
@@ -62,6 +63,7 @@ class MaskView(anywidget.AnyWidget):
     mask = traitlets.Enum(MASK_KINDS, default_value="causal").tag(sync=True)
     radius = traitlets.Int(1, min=0, max=4).tag(sync=True)
     n_pad = traitlets.Int(2, min=1, max=3).tag(sync=True)
+    link = traitlets.Unicode("").tag(sync=True)  # its name in permalinks (#mask-1:mask=...)
 
 
 def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskView:
@@ -83,6 +85,7 @@ def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskV
         palette=palette(),
         view_css=view_css(),
         mask=mask,
+        link=anywidgets.next_link("mask"),
     )
 
 

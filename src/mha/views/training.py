@@ -13,11 +13,7 @@ from mha.training import SHOW, SHOW_VERB, Run, RunConfig, cached_run
 from mha.views import anywidgets
 from mha.views.anywidgets import SliderView
 from mha.views.expected import register_expected
-
-
-def _labels() -> list[str]:
-    """The words of :data:`SHOW`, numbered where a word occurs twice."""
-    return [f"{w} ({p})" if SHOW.count(w) > 1 else w for p, w in enumerate(SHOW)]
+from mha.views.trained import position_labels
 
 
 @register_expected("training-steps")
@@ -49,8 +45,9 @@ def _config(c: RunConfig) -> dict[str, object]:
 class StepsView(SliderView):
     """The training-step view (``static/steps_view.mjs``): every head's row for the verb of
     :data:`SHOW` at the saved ``step`` the reader picks. Inputs: the words and their
-    ``labels``, ``verb`` (its index); the run's ``config``; ``saved_steps`` and, for each,
-    ``rows`` ``(h, n)`` and the held-out loss (``losses``): the stored snapshots, as data."""
+    ``labels`` (:func:`mha.views.trained.position_labels`), ``verb`` (its index); the run's
+    ``config``; ``saved_steps`` and, for each, ``rows`` ``(h, n)`` and the held-out loss
+    (``losses``): the stored snapshots, as data."""
 
     _esm = traitlets.Unicode(anywidgets.esm("steps_view.mjs")).tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -68,7 +65,7 @@ def steps_slider(run: Run) -> StepsView:
     steps = sorted(run.snapshots)
     return StepsView(
         words=list(SHOW),
-        labels=_labels(),
+        labels=position_labels(SHOW),  # as the trained explorer: the (1st), the (2nd)
         config=_config(run.config),
         saved_steps=steps,
         rows=[run.snapshots[st].tolist() for st in steps],  # (S, h, n)

@@ -21,7 +21,7 @@
 
 import { allHeads, project } from "./mha_views.mjs";
 import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, rangeHtml, viewRoot } from "./view_html.mjs";
-import { linkUp } from "./view_link.mjs";
+import { linkPairs, linkUp } from "./view_link.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
 .mha-exercise-view .mha-controls label{flex-wrap:wrap;max-width:100%}
@@ -152,13 +152,12 @@ export function renderView(state, opts = {}) {
 
 /** The settings the fragment `hash` gives the view ({} if none valid; null if not about it). */
 export function readExerciseLink(hash, state) {
-  const prefix = `#${state.link}:`;
-  if (!state.link || !hash.startsWith(prefix)) return null;
+  const pairs = linkPairs(hash, state.link);
+  if (!pairs) return null;
   const out = {};
   const k = [...state.k];
   let keyed = false;
-  for (const part of decodeURIComponent(hash.slice(prefix.length)).split(",")) {
-    const [name, text] = part.split("=");
+  for (const [name, text] of pairs) {
     const v = /^-?\d+(\.\d+)?$/.test(text ?? "") ? Number(text) : NaN;
     if (!state.values.includes(v)) continue;
     if (name === "q") out.q_verb = v;

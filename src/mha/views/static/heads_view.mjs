@@ -23,7 +23,7 @@
 // recompute them in torch from the root's data-* attributes.
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
-import { linkUp } from "./view_link.mjs";
+import { linkPairs, linkUp, shareWord } from "./view_link.mjs";
 import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
@@ -207,11 +207,10 @@ function validSetting(state, name, v) {
 /** The settings that the URL fragment `hash` gives the view `state.link`, those valid for
  * the view only ({} if none; null if the fragment is not about this view). */
 export function readLink(hash, state) {
-  const prefix = `#${state.link}:`;
-  if (!state.link || !hash.startsWith(prefix)) return null;
+  const pairs = linkPairs(hash, state.link);
+  if (!pairs) return null;
   const out = {};
-  for (const part of decodeURIComponent(hash.slice(prefix.length)).split(",")) {
-    const [key, text] = part.split("=");
+  for (const [key, text] of pairs) {
     const name = LINK_KEYS[key];
     const v = name === "source" ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
     if (name && validSetting(state, name, v)) out[name] = v;
@@ -283,6 +282,7 @@ function render({ model, el: host }) {
       return;
     }
     set(name, v);
+    if (name === "word" && e.type === "change") tell(model.get("labels")[v]); // (after input)
   };
   root.addEventListener("change", onEvent);
   root.addEventListener("input", onEvent);
@@ -292,12 +292,24 @@ function render({ model, el: host }) {
     if (e.target.matches("input, select")) e.stopPropagation();
   });
   const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
+  // A word picked in another view of the page (shareWord): this view follows if it offers the
+  // word control and shows that word; the URL keeps linking to the view the reader moved.
+  let fromPeer = false;
+  const tell = shareWord(root, (label) => {
+    const s = state();
+    const i = s.labels.indexOf(label);
+    if (!offered(s).word || i < 0 || i === s.word) return;
+    fromPeer = true;
+    set("word", i);
+  });
   const changed = () => {
     update();
-    relink();
+    if (fromPeer) fromPeer = false;
+    else relink();
   };
   for (const k of SETTINGS) model.on(`change:${k}`, changed);
   return () => {
+    tell.close();
     for (const k of SETTINGS) model.off(`change:${k}`, changed);
   };
 }

@@ -21,6 +21,7 @@
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
 import { CONTROL_CSS, el, esc, headBox, heatmapHtml } from "./view_html.mjs";
+import { linkPairs, linkUp } from "./view_link.mjs";
 
 export const MASKS = [
   ["none", "none"],
@@ -120,14 +121,48 @@ export function renderView(state, opts = {}) {
   return el("div", rootAttrs(state), inner);
 }
 
+// ----------------------------------------------------------------------------- permalinks
+// On the site (not in JupyterLab), the page's URL fragment holds the view's settings, e.g.
+// #mask-1:mask=window,window=2 (the view's `link` trait names it; the parameter of the mask
+// shown, window or filler, follows its kind): read once the live view has replaced the static
+// first view, written on every change (view_link.mjs).
+const LINK_KEYS = { mask: "mask", window: "radius", filler: "n_pad" };
+
+function validSetting(name, v) {
+  if (name === "mask") return MASKS.some(([value]) => value === v);
+  if (name === "radius") return Number.isInteger(v) && v >= 0 && v <= RADIUS_MAX;
+  return Number.isInteger(v) && v >= 1 && v <= PAD_MAX;
+}
+
+/** The settings that the URL fragment `hash` gives the view `state.link`, those valid only
+ * ({} if none; null if the fragment is not about this view). */
+export function readLink(hash, state) {
+  const pairs = linkPairs(hash, state.link);
+  if (!pairs) return null;
+  const out = {};
+  for (const [key, text] of pairs) {
+    const name = LINK_KEYS[key];
+    const v = name === "mask" ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
+    if (name && validSetting(name, v)) out[name] = v;
+  }
+  return out;
+}
+
+/** The URL fragment that links to the view at the state's settings: the mask, and the
+ * window's width or the filler words when that mask is shown. */
+export function linkOf(state) {
+  const parts = [`mask=${state.mask}`];
+  if (state.mask === "window") parts.push(`window=${state.radius}`);
+  if (state.mask === "padding") parts.push(`filler=${state.n_pad}`);
+  return `#${state.link}:${parts.join(",")}`;
+}
+
+const TRAITS = ["link", "X", "W_q", "W_k", "Y", "Wc_q", "Wc_k", "words", "latin", "head_names", "cross_head_names", "palette", "view_css", "mask", "radius", "n_pad"];
 let views = 0;
 
 function render({ model, el: host }) {
   const group = `mha-mask-${++views}`;
-  const state = () => {
-    const names = ["X", "W_q", "W_k", "Y", "Wc_q", "Wc_k", "words", "latin", "head_names", "cross_head_names", "palette", "view_css", "mask", "radius", "n_pad"];
-    return Object.fromEntries(names.map((k) => [k, model.get(k)]));
-  };
+  const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
   host.innerHTML = renderView(state(), { group });
   const root = host.firstElementChild;
   const out = root.querySelector(".mha-mask-out");
@@ -161,9 +196,14 @@ function render({ model, el: host }) {
   root.addEventListener("keydown", (e) => {
     if (e.target.matches("input")) e.stopPropagation();
   });
-  for (const k of ["mask", "radius", "n_pad"]) model.on(`change:${k}`, update);
+  const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
+  const changed = () => {
+    update();
+    relink();
+  };
+  for (const k of ["mask", "radius", "n_pad"]) model.on(`change:${k}`, changed);
   return () => {
-    for (const k of ["mask", "radius", "n_pad"]) model.off(`change:${k}`, update);
+    for (const k of ["mask", "radius", "n_pad"]) model.off(`change:${k}`, changed);
   };
 }
 

@@ -21,7 +21,7 @@
 // view has replaced the static first view, and follows every change (as heads_view.mjs).
 
 import { CONTROL_CSS, el, esc, rangeHtml } from "./view_html.mjs";
-import { linkUp } from "./view_link.mjs";
+import { linkPairs, linkUp } from "./view_link.mjs";
 
 /** Styles of every slider view: a selected radio's label is bold and underlined. */
 const SLIDER_CSS = `${CONTROL_CSS}
@@ -66,11 +66,10 @@ export function renderSliderView(spec, state, opts = {}) {
 /** The settings that the URL fragment `hash` gives the view `state.link` (those among the
  * controls' values only: {} if none), or null if the fragment is not about this view. */
 export function readSliderLink(spec, hash, state) {
-  const prefix = `#${state.link}:`;
-  if (!state.link || !hash.startsWith(prefix)) return null;
+  const pairs = linkPairs(hash, state.link);
+  if (!pairs) return null;
   const out = {};
-  for (const part of decodeURIComponent(hash.slice(prefix.length)).split(",")) {
-    const [key, text] = part.split("=");
+  for (const [key, text] of pairs) {
     const c = spec.controls.find((x) => x.link === key);
     const v = c && c.values(state).find((x) => shown(c, x) === text || String(x) === text);
     if (v !== undefined) out[c.name] = v;

@@ -23,7 +23,7 @@
 
 import { modelForward, roles, wordIds } from "./mha_views.mjs";
 import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, viewRoot } from "./view_html.mjs";
-import { linkUp } from "./view_link.mjs";
+import { linkUp, shareWord } from "./view_link.mjs";
 
 const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mha.views.trained_view.PARAMS
 export const PAD_LABEL = "pad";
@@ -396,8 +396,10 @@ function render({ model, el: host }) {
       const v = s.seeds[Number(t.value)];
       t.setAttribute("aria-valuetext", String(v));
       set({ seed: v });
-    } else if (name === "word") set({ word: Number(t.value) });
-    else if (name === "head") {
+    } else if (name === "word") {
+      set({ word: Number(t.value) });
+      tell(positionLabels(wordsOf(s.text, s.pad), s.max_len)[Number(t.value)]);
+    } else if (name === "head") {
       const i = Number(t.value);
       set({ off: t.checked ? s.off.filter((j) => j !== i) : [...s.off, i].sort((a, b) => a - b) });
     } else if (name === "text" && e.type === "change") {
@@ -413,9 +415,21 @@ function render({ model, el: host }) {
     if (e.target.matches("input, select")) e.stopPropagation(); // JupyterLab: keys stay here
   });
   const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
+  // A word picked in another view of the page (shareWord): this view follows if its sentence
+  // has that word; the URL keeps linking to the view the reader moved.
+  let fromPeer = false;
+  const tell = shareWord(root, (label) => {
+    const s = state();
+    const words = wordsOf(s.text, s.pad);
+    const i = vocabularyMessage(words, s.vocab, s.max_len) ? -1 : positionLabels(words, s.max_len).slice(0, words.length).indexOf(label);
+    if (i < 0 || i === s.word) return;
+    fromPeer = true;
+    set({ word: i });
+  });
   const changed = () => {
     redraw();
-    relink();
+    if (fromPeer) fromPeer = false;
+    else relink();
   };
   // one redraw for a batch of changes (model.set of several traits, then save_changes)
   let queued = false;
@@ -429,6 +443,7 @@ function render({ model, el: host }) {
   };
   for (const k of LIVE) model.on(`change:${k}`, soon);
   return () => {
+    tell.close();
     for (const k of LIVE) model.off(`change:${k}`, soon);
   };
 }

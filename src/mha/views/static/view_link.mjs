@@ -1,8 +1,12 @@
-// view_link.mjs: permalinks of the book's anywidget views (heads_view.mjs, slider_view.mjs).
+// view_link.mjs: permalinks of the book's anywidget views (heads_view.mjs, slider_view.mjs,
+// trained_view.mjs, exercise_view.mjs, mask_view.mjs).
 //
 // On the site (not in JupyterLab), the page's URL fragment holds a view's settings, e.g.
 // #heads-1:h=4,dk=3 (the view's `link` trait names it): read once the live view has replaced
 // the static first view, written on every change. Each view says how to read and write it.
+//
+// And the word a reader picks, shared among the views of one page (heads_view.mjs,
+// trained_view.mjs): a view that shows the same word follows the pick (shareWord).
 
 /** Calls `then` once `root` is in the page and no static first view stands before it (the
  * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
@@ -11,6 +15,14 @@ export function whenLive(root, then, frames = 1200) {
   const copy = subarea && subarea.previousElementSibling;
   if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
   else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
+}
+
+/** The [key, value] pairs the URL fragment `hash` gives the view named `link`
+ * (#link:key=value,key=value, decoded as a whole), or null if the fragment is not about it. */
+export function linkPairs(hash, link) {
+  const prefix = `#${link}:`;
+  if (!link || !hash.startsWith(prefix)) return null;
+  return decodeURIComponent(hash.slice(prefix.length)).split(",").map((part) => part.split("="));
 }
 
 /** Permalinks for one live view: once live, apply read(location.hash) (settings, {} or
@@ -33,4 +45,30 @@ export function linkUp(model, root, link, read, write) {
       // a page where the URL cannot change (a sandboxed frame): the view works without links
     }
   };
+}
+
+// The page-level channel of the chosen word: a CustomEvent on window, its detail the view's
+// root and the word's label ("mouse", "the (2nd)": the labels the views show, so that a
+// repeated word is matched by its occurrence, not by its index in two different sentences).
+const WORD_EVENT = "mha-word";
+
+/** The notebook that holds `root` in JupyterLab (views of one notebook share a word), or null
+ * on the site (one page, one notebook). */
+function notebookOf(root) {
+  return root.closest(".jp-Notebook");
+}
+
+/** Shares the chosen word of the view `root` with the other views of its page: `pick(label)`
+ * is called when a reader picks a word in another of them (the view moves to that word if it
+ * shows it). Returns tell(label), to call when the reader picks a word in this view, with
+ * tell.close() to stop listening. */
+export function shareWord(root, pick) {
+  const heard = (e) => {
+    const { from, label } = e.detail;
+    if (from !== root && root.isConnected && notebookOf(from) === notebookOf(root)) pick(label);
+  };
+  window.addEventListener(WORD_EVENT, heard);
+  const tell = (label) => window.dispatchEvent(new CustomEvent(WORD_EVENT, { detail: { from: root, label } }));
+  tell.close = () => window.removeEventListener(WORD_EVENT, heard);
+  return tell;
 }
