@@ -2,11 +2,11 @@
 
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
-* Third-party browser assets (the ipywidgets HTML manager, MathJax 3) are npm packages
+* Third-party browser assets (the ipywidgets HTML manager) are npm packages
   pinned in ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
   ``builder-inited`` the files pages need are copied from ``node_modules`` into
   ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
-* ``_config.yml`` points ``mathjax_path`` at ``_vendor/mathjax`` and myst-nb's
+* ``_config.yml`` points myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
   and the 3.6 MB ``embed-amd.js`` from a CDN) at our glue script + the HTML manager's
   standalone ``embed.js``, which bundles the core widgets, all local. Pages that hold an
@@ -14,7 +14,8 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   says how, and why only there).
   This extension checks at ``config-inited`` that those settings name files it copies.
   Our glue (``static/mha-offline-widgets.js``) points the HTML manager's asset
-  path (its icon fonts) at ``_vendor/`` and bridges ipywidgets' MathJax 2 calls to MathJax 3.
+  path (its icon fonts) at ``_vendor/``. (No page loads MathJax: ``build_math.py`` typesets
+  the math at build time.)
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
   added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
   ``env-before-read-docs``, i.e. after ``Builder.init()``; Sphinx 7.4's
@@ -67,21 +68,6 @@ ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
         "@jupyter-widgets/html-manager",
         ["dist"],
         (*FONT_SUFFIXES, ".js", ".txt"),
-    ),
-    (
-        "mathjax",
-        [
-            "LICENSE",
-            "es5/tex-chtml.js",
-            "es5/input",
-            "es5/output/chtml.js",
-            "es5/output/chtml",
-            "es5/ui",
-            "es5/a11y",
-            "es5/sre",
-            "es5/adaptors",
-        ],
-        None,
     ),
     # Pages with an anywidget widget (widget_loader.py): require.js, and anywidget's AMD module.
     ("requirejs", ["require.js", "README.md"], None),
@@ -175,7 +161,7 @@ def check_config(app: Sphinx, config) -> None:
     the files this extension copies into the site."""
     _check_node_modules()
     copied = {str(rel) for _, rel in _files_to_copy()}
-    wanted = [config.mathjax_path, *config.nb_ipywidgets_js]
+    wanted = list(config.nb_ipywidgets_js)
     ours = {p.name for p in (HERE / "static").iterdir()}
     for path in wanted:
         rel = path.removeprefix("../")
@@ -208,7 +194,6 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("sphinx.ext.mathjax")
     app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)

@@ -1,4 +1,4 @@
-/* Our glue between the ipywidgets HTML manager and MathJax 3.
+/* Our glue for the ipywidgets HTML manager.
  *
  * Loaded by book/_ext/offline_assets.py on pages that hold widget state, before
  * @jupyter-widgets/html-manager's embed.js (the standalone bundle of the core
@@ -14,10 +14,8 @@
  *    "load" event, which waits for every figure image and font. embed.js (loaded
  *    after this script, both deferred) registers its renderer for "load"; while it
  *    runs, we pass that one listener to "DOMContentLoaded" instead.
- * 3. ipywidgets 8 typesets labels with the MathJax 2 API
- *    (MathJax.Hub.Queue(["Typeset", MathJax.Hub, el])); Sphinx loads MathJax 3,
- *    which has no Hub. We give every object assigned to window.MathJax a
- *    non-enumerable Hub whose Queue forwards to MathJax 3's typesetPromise.
+ * 3. (No MathJax: the book's math is typeset at build time, book/_ext/build_math.py, and
+ *    no widget label holds TeX.)
  * 4. Sliders are announced by name and shown value: mha-slider-names.js, a script of its
  *    own, as JupyterLab runs it too (lab/mha-lab-sliders).
  * 5. Each widget's first view is already in the page, drawn without JavaScript by
@@ -75,61 +73,6 @@
     }
     return addListener.call(window, type, listener, options);
   };
-
-  // ---- MathJax 2 -> 3 bridge ----
-  var pending = [];
-  function typeset(elements) {
-    var mj = window.MathJax;
-    if (!mj || typeof mj.typesetPromise !== "function") {
-      Array.prototype.push.apply(pending, elements);
-      return;
-    }
-    var ready = (mj.startup && mj.startup.promise) || Promise.resolve();
-    var next = ready
-      .then(function () {
-        return mj.typesetPromise(elements);
-      })
-      .catch(function (err) {
-        console.warn("MathJax typeset of a widget label failed", err);
-      });
-    if (mj.startup) mj.startup.promise = next;
-  }
-  var hub = {
-    Queue: function () {
-      for (var i = 0; i < arguments.length; i++) {
-        var job = arguments[i];
-        if (Array.isArray(job) && job[0] === "Typeset" && job[2]) typeset([job[2]]);
-      }
-    },
-  };
-  function addHub(obj) {
-    if (obj && typeof obj === "object" && !obj.Hub) {
-      Object.defineProperty(obj, "Hub", { value: hub, enumerable: false, configurable: true });
-    }
-  }
-  var current = window.MathJax;
-  addHub(current);
-  Object.defineProperty(window, "MathJax", {
-    configurable: true,
-    enumerable: true,
-    get: function () {
-      return current;
-    },
-    set: function (value) {
-      current = value;
-      addHub(value);
-    },
-  });
-  // Labels rendered before MathJax 3 finished loading are typeset once it has.
-  window.addEventListener("load", function () {
-    var mj = window.MathJax;
-    if (mj && mj.startup && mj.startup.promise && pending.length) {
-      mj.startup.promise.then(function () {
-        var els = pending.splice(0);
-        typeset(els);
-      });
-    }
-  });
 
   // ---- Static first views hand over to the live widgets ----
   var TAKEOVER_MS = 5000;
