@@ -4,10 +4,11 @@ Per page: zero console errors, page errors, failed requests and requests leaving
 127.0.0.1; no serious or critical axe-core violation; the numbers on coloured heatmap
 cells at WCAG AA contrast (4.5), in light and dark mode; every math element typeset at
 build time with no error and no math runtime loaded (MATH_JS); labelled equations
-numbered; widget labels typeset; widget text readable and figures and widget views on white in dark mode; reader features (sidebar,
-prev/next, search, copy buttons, .ipynb download, Binder/Colab launch links, a references
-page with entries) present; the page with all it loaded weighs under MAX_PAGE_BYTES; the
-theme's icons are drawn (Font Awesome glyphs from the theme's CSS and webfonts).
+numbered; widget labels typeset; widget text readable and figures and widget views on
+white in dark mode; reader features (sidebar, prev/next, search, copy buttons, .ipynb
+download, Binder/Colab launch links, a references page with entries) present; the page
+with all it loaded weighs under MAX_PAGE_BYTES; the theme's icons are drawn (Font Awesome
+glyphs from the theme's CSS and webfonts).
 """
 
 from __future__ import annotations
