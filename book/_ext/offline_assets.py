@@ -2,17 +2,16 @@
 
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
-* Third-party browser assets (MathJax 3) are npm packages pinned in
-  ``package.json``/``package-lock.json``; ``make book`` runs ``npm ci``. At
-  ``builder-inited`` the files pages need are copied from ``node_modules`` into
-  ``_build/html/_vendor/`` (only those that changed). They are not in ``html_static_path``.
-* ``_config.yml`` points ``mathjax_path`` at ``_vendor/mathjax`` and myst-nb's
+* No third-party browser asset is loaded from npm any more: the widgets are anywidget views
+  drawn by our own host (``widget_loader.py``) and the math is typeset at build time
+  (``build_math.py``). Our own static files (``static/``) are copied into ``_build/html/_static``
+  at ``builder-inited``, changed ones only, so that a build that rewrites no page still ships
+  them (Sphinx copies static files only when it writes some page).
+* ``_config.yml`` points myst-nb's
   ``nb_ipywidgets_js`` (the scripts of pages that hold widget state; by default require.js
-  and the 3.6 MB ``embed-amd.js`` from a CDN) at our own scripts in ``static/``: the
-  anywidget host (``mha-anywidget-host.js``; ``widget_loader.py`` says why the site needs no
-  widget manager) and a bridge of ipywidgets' MathJax 2 calls to MathJax 3
-  (``mha-offline-widgets.js``). This extension checks at ``config-inited`` that those
-  settings name files it copies.
+  and the 3.6 MB ``embed-amd.js`` from a CDN) at our own script in ``static/``, the anywidget
+  host (``mha-anywidget-host.js``; ``widget_loader.py`` says why the site needs no widget
+  manager). This extension checks at ``config-inited`` that those settings name our files.
 * sphinx-thebe's inline config script (``const THEBE_JS_URL = "https://unpkg..."``) is not
   added. sphinx-thebe adds it with ``app.add_js_file(None, body=...)`` at
   ``env-before-read-docs``, i.e. after ``Builder.init()``; Sphinx 7.4's
@@ -40,7 +39,6 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
@@ -54,60 +52,10 @@ logger = logging.getLogger(__name__)
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-NODE_MODULES = ROOT / "node_modules"
-VENDOR = "_vendor"  # folder of the built site that holds the npm assets
-
-# (package, files or folders inside it to copy, suffixes to keep; None keeps all)
-ASSETS: list[tuple[str, list[str], tuple[str, ...] | None]] = [
-    (
-        "mathjax",
-        [
-            "LICENSE",
-            "es5/tex-chtml.js",
-            "es5/input",
-            "es5/output/chtml.js",
-            "es5/output/chtml",
-            "es5/ui",
-            "es5/a11y",
-            "es5/sre",
-            "es5/adaptors",
-        ],
-        None,
-    ),
-]
 
 
-def _check_node_modules() -> None:
-    """Fail with one line when ``npm ci`` has not installed what package-lock.json pins."""
-    lock = json.loads((ROOT / "package-lock.json").read_text())["packages"]
-    for name, _, _ in ASSETS:
-        installed = NODE_MODULES / name / "package.json"
-        want = lock[f"node_modules/{name}"]["version"]
-        if not installed.is_file():
-            raise ExtensionError(f"{installed.parent} is missing: run `npm ci` (make book does)")
-        have = json.loads(installed.read_text())["version"]
-        if have != want:
-            raise ExtensionError(
-                f"node_modules has {name} {have}, package-lock.json pins {want}: run `npm ci`"
-            )
-
-
-def _files_to_copy() -> list[tuple[Path, Path]]:
-    pairs: list[tuple[Path, Path]] = []
-    for name, entries, suffixes in ASSETS:
-        base = NODE_MODULES / name
-        for entry in entries:
-            src = base / entry
-            files = sorted(p for p in src.rglob("*") if p.is_file()) if src.is_dir() else [src]
-            for f in files:
-                if suffixes and not f.name.endswith(suffixes):
-                    continue
-                pairs.append((f, Path(VENDOR) / name / f.relative_to(base)))
-    return pairs
-
-
-def copy_vendor_assets(app: Sphinx) -> None:
-    """Copy the vendored assets (and our static files) into the output, changed ones only.
+def copy_static_files(app: Sphinx) -> None:
+    """Copy our static files into the output, changed ones only.
 
     Runs at ``builder-inited``, before any page is written, so that Sphinx finds the files
     when it adds their ``?v=<checksum>`` to script tags; and on every build, also one that
@@ -118,7 +66,7 @@ def copy_vendor_assets(app: Sphinx) -> None:
     outdir = Path(app.outdir)
     copied = 0
     ours = [(p, Path("_static") / p.name) for p in sorted((HERE / "static").iterdir())]
-    for src, rel in [*ours, *_files_to_copy()]:
+    for src, rel in ours:
         dst = outdir / rel
         st = src.stat()
         if dst.exists() and dst.stat().st_size == st.st_size and dst.stat().st_mtime >= st.st_mtime:
@@ -126,7 +74,7 @@ def copy_vendor_assets(app: Sphinx) -> None:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(src, dst)
         copied += 1
-    logger.info(f"offline_assets: {copied} file(s) updated in {outdir}/{{_static,{VENDOR}}}")
+    logger.info(f"offline_assets: {copied} file(s) updated in {outdir}/_static")
 
 
 FONTAWESOME_JS = re.compile(
@@ -155,15 +103,10 @@ def add_template_filters(app: Sphinx) -> None:
 
 
 def check_config(app: Sphinx, config) -> None:
-    """Fail early when npm's assets are missing, and when _config.yml's asset paths are not
-    the files this extension copies into the site."""
-    _check_node_modules()
-    copied = {str(rel) for _, rel in _files_to_copy()}
-    wanted = [config.mathjax_path, *config.nb_ipywidgets_js]
+    """Fail early when _config.yml's widget scripts are not our static files."""
     ours = {p.name for p in (HERE / "static").iterdir()}
-    for path in wanted:
-        rel = path.removeprefix("../")
-        if rel not in copied and path not in ours:
+    for path in config.nb_ipywidgets_js:
+        if path not in ours:
             raise ExtensionError(f"_config.yml names {path!r}, which offline_assets does not copy")
     # pydata-sphinx-theme reads html_context["default_mode"]; unset, its JS logs the console
     # error "Got invalid theme mode: . Resetting to auto." on every first visit.
@@ -192,11 +135,10 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.setup_extension("sphinx.ext.mathjax")
     app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
-    app.connect("builder-inited", copy_vendor_assets)
+    app.connect("builder-inited", copy_static_files)
     app.connect("builder-inited", add_template_filters)
     app.add_css_file("mha-book.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -80,7 +80,7 @@ class Loaded:
 
 @pytest.fixture
 def open_page(site, base_url, context):
-    """open_page(rel) -> Loaded: the page loaded, MathJax done and widgets rendered."""
+    """open_page(rel) -> Loaded: the page loaded and its widgets rendered."""
     opened = []
 
     def _open(rel: str) -> Loaded:

@@ -214,7 +214,7 @@ def chapter_fixture(pages):
 def takeovers(page, hosts: str) -> list[str | None]:
     """How each live view that the selector ``hosts`` finds took over from its static first
     view: its widget subarea's ``data-mha-takeover`` ("exact": the static copy handed over
-    unchanged; book/_ext/static/mha-offline-widgets.js), in page order."""
+    unchanged; book/_ext/static/mha-anywidget-host.js), in page order."""
     return page.evaluate(
         "(hosts) => Array.from(document.querySelectorAll(hosts))"
         ".map((v) => v.closest('.widget-subarea').getAttribute('data-mha-takeover'))",
@@ -224,7 +224,8 @@ def takeovers(page, hosts: str) -> list[str | None]:
 
 def goto(page, base: str, rel: str, site: Path = SITE) -> None:
     """Load page ``rel`` of the site served at ``base`` (following the root's redirect) and
-    wait until MathJax has typeset it and its widgets are rendered (:func:`settle`)."""
+    wait until its widgets are rendered (:func:`settle`). (Its math is already typeset: the
+    book typesets it at build time, book/_ext/build_math.py.)"""
     page.goto(base + rel, wait_until="load")
     target = is_redirect(site, rel.split("?")[0])
     if target:
@@ -340,19 +341,12 @@ def watch(page) -> PageLog:
 
 # JavaScript run in the page ---------------------------------------------------------------
 
-# Resolves when MathJax (if the page loads it) has typeset and every widget view script has
-# been rendered by the site's anywidget host (if the page has widgets).
+# Resolves when every widget view script has been rendered by the site's anywidget host (if
+# the page has widgets).
 SETTLE_JS = """
 async (timeoutMs) => {
   const t0 = performance.now();
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const mjLoading = () => !!document.querySelector('script[src*="mathjax"]');
-  while (mjLoading() && !(window.MathJax && window.MathJax.startup
-                          && window.MathJax.startup.promise)) {
-    if (performance.now() - t0 > timeoutMs) return 'MathJax did not start';
-    await sleep(25);
-  }
-  if (mjLoading()) await window.MathJax.startup.promise;
   const views = () => document.querySelectorAll(
       'script[type="application/vnd.jupyter.widget-view+json"]');
   // The live widget drawn by the anywidget host, and the static first view it replaces
@@ -366,7 +360,6 @@ async (timeoutMs) => {
     if (performance.now() - t0 > timeoutMs) return 'widgets did not render';
     await sleep(25);
   }
-  if (mjLoading()) await window.MathJax.startup.promise;
   return 'ok';
 }
 """
@@ -403,8 +396,9 @@ VIEWS_CHANGED_JS = (
 )
 
 
-# Resolves once the page's fonts have loaded, MathJax has typeset everything queued (the
-# widget labels' typesetting is chained to its startup promise) and two frames were drawn.
+# Resolves once the page's fonts have loaded, MathJax has started where a page runs it (not
+# the book's pages, typeset at build time; JupyterLab's, test_plain_lab) and two frames were
+# drawn.
 PAINTED_JS = """
 async () => {
   await document.fonts.ready;

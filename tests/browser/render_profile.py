@@ -9,7 +9,7 @@ trace, and print, per page, medians over the runs of
   visible), measured by the same script;
 * ``html``: the page's HTML received (``responseEnd``) and parsed (``domInteractive``);
 * ``dcl``: DOMContentLoaded (deferred scripts have run);
-* for the big scripts (``tex-chtml.js``, our own widget scripts): main-thread compile +
+* for the big scripts (our own widget scripts): main-thread compile +
   evaluate time;
 * ``busy``: main-thread CPU time (trace ``tdur``: thread time, not wall time, so less
   inflated by other processes on the machine) of all tasks before the first view, and the
@@ -57,7 +57,7 @@ NAV_JS = """
 }
 """
 
-BIG_SCRIPTS = ("tex-chtml.js", "mha-offline-widgets.js", "mha-anywidget-host.js")
+BIG_SCRIPTS = ("mha-anywidget-host.js")
 RENDERING = {"UpdateLayoutTree", "Layout", "Paint", "PrePaint", "Layerize", "RecalculateStyles"}
 
 

@@ -92,7 +92,7 @@ def _shoot_widget(page, area, out: Path) -> None:
     page.add_style_tag(content=SHOT_CSS)
     fit_viewport(page, area, margin=200)
     area.evaluate("e => e.scrollIntoView({block: 'center'})")
-    harness.painted(page)  # fonts and MathJax in labels
+    harness.painted(page)  # fonts
     shoot_box(page, area.bounding_box(), out, pad=12)
 
 
@@ -100,7 +100,7 @@ def _shoot_screen(page, area, out: Path) -> None:
     """One screen of the page as a reader sees it, scrolled to the widget output ``area``."""
     # The theme's scroll-padding-top keeps the top of the widget clear of its sticky header.
     area.evaluate("e => e.scrollIntoView({block: 'start', behavior: 'instant'})")
-    harness.painted(page)  # fonts and MathJax in labels
+    harness.painted(page)  # fonts
     page.screenshot(path=str(out))
 
 

@@ -9,7 +9,7 @@
 // trained_view.mjs): a view that shows the same word follows the pick (shareWord).
 
 /** Calls `then` once `root` is in the page and no static first view stands before it (the
- * live view has replaced it: book/_ext/static/mha-offline-widgets.js), checking each frame. */
+ * live view has replaced it: book/_ext/static/mha-anywidget-host.js), checking each frame. */
 export function whenLive(root, then, frames = 1200) {
   const subarea = root.closest(".widget-subarea");
   const copy = subarea && subarea.previousElementSibling;
