@@ -57,7 +57,7 @@ NAV_JS = """
 }
 """
 
-BIG_SCRIPTS = ("mha-anywidget-host.js")
+BIG_SCRIPTS = ("mha-anywidget-host.js",)
 RENDERING = {"UpdateLayoutTree", "Layout", "Paint", "PrePaint", "Layerize", "RecalculateStyles"}
 
 
