@@ -77,7 +77,13 @@ class _ProductLog(TorchDispatchMode):
         super().__init__()
         self.products: list[tuple[str, list[list[int]]]] = []
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # noqa: ANN001, ANN204
+    def __torch_dispatch__(
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
         name = func.overloadpacket.__name__
         if name in _PRODUCTS:
             shapes = [list(a.shape) for a in args if isinstance(a, Tensor)]
