@@ -2,8 +2,9 @@
 
 :mod:`mha.cost` counts multiply-adds on paper. This module checks those counts
 against what PyTorch itself counts when the functions of :mod:`mha.attention`
-actually run, times two functions fairly against each other, and compares their
-runs pair by pair with a sign test.
+actually run, lists the matrix products a call really runs (with their shapes),
+times functions fairly against each other, and compares their runs pair by pair
+with a sign test.
 
 FLOPs versus multiply-adds: ``torch.utils.flop_counter.FlopCounterMode`` counts
 two floating-point operations per multiply-add (one multiply, one add), and it
