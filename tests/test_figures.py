@@ -28,6 +28,10 @@ def test_mask_figure_hatches_forbidden_cells() -> None:
     fig = before_after(w, w, forbidden, toy.SENTENCE, toy.SENTENCE)
     assert len(fig.axes[1].patches) == int(forbidden.sum()) == 10
     assert len(fig.axes[0].patches) == 0
+    # the masked panel prints a dash exactly where the mask forbids, as the mask view does
+    dashes = [t.get_text() == "\u2013" for t in fig.axes[1].texts]
+    assert dashes == forbidden.flatten().tolist()
+    assert [t.get_text() for t in fig.axes[0].texts] == ["0.20"] * 25
     plt.close(fig)
     with pytest.raises(ValueError, match="must all be"):
         before_after(w, w[:3], forbidden, toy.SENTENCE, toy.SENTENCE)

@@ -113,3 +113,28 @@ def test_paired_drops_ties_and_checks_lengths() -> None:
     assert (result.longer, result.pairs) == (2, 2) and result.p_value == pytest.approx(0.5)
     with pytest.raises(ValueError, match="same number of runs, got 1 and 2"):
         measure.paired(measure.Timing((1.0,)), measure.Timing((1.0, 2.0)))
+
+
+def test_matrix_products_agree_with_torch_profiler() -> None:
+    """The dispatcher's log of products matches what torch.profiler records (another route)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    X = torch.randn(6, 8)  # (n, d_model)
+    W = torch.randn(2, 8, 4)  # (h, d_model, d_k)
+    calls = {
+        "einsum": lambda: mha.project(X, W),  # (2, 6, 4)
+        "bmm": lambda: torch.bmm(X.expand(2, -1, -1), W),  # (2, 6, 4)
+        "loop": lambda: [X @ w for w in W],  # 2 x (6, 4)
+    }
+    for name, fn in calls.items():
+        logged = measure.matrix_products(fn)
+        with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+            fn()
+        seen = [
+            (e.name.removeprefix("aten::"), [list(s) for s in e.input_shapes if s])
+            for e in prof.events()
+            if e.name in ("aten::mm", "aten::bmm")
+        ]
+        assert logged == seen, name
+    assert measure.matrix_products(calls["bmm"]) == [("bmm", [[2, 6, 8], [2, 8, 4]])]
+    assert len(measure.matrix_products(calls["loop"])) == 2

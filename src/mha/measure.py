@@ -2,8 +2,9 @@
 
 :mod:`mha.cost` counts multiply-adds on paper. This module checks those counts
 against what PyTorch itself counts when the functions of :mod:`mha.attention`
-actually run, times two functions fairly against each other, and compares their
-runs pair by pair with a sign test.
+actually run, lists the matrix products a call really runs (with their shapes),
+times functions fairly against each other, and compares their runs pair by pair
+with a sign test.
 
 FLOPs versus multiply-adds: ``torch.utils.flop_counter.FlopCounterMode`` counts
 two floating-point operations per multiply-add (one multiply, one add), and it
@@ -22,6 +23,7 @@ from typing import Any
 
 import torch
 from torch import Tensor
+from torch.utils._python_dispatch import TorchDispatchMode
 from torch.utils.flop_counter import FlopCounterMode
 
 from mha.attention import project
@@ -64,6 +66,47 @@ def stage_flops(X: Tensor, W_q: Tensor, W_k: Tensor, W_v: Tensor) -> dict[str, i
         "scoring": flops(torch.matmul, Q, K.transpose(-2, -1))["total"],  # (h, n, n)
         "blending": flops(torch.matmul, weights, V)["total"],  # (h, n, d_v)
     }
+
+
+_PRODUCTS = ("mm", "bmm", "addmm", "baddbmm")  # the aten operators that multiply matrices
+
+
+class _ProductLog(TorchDispatchMode):
+    """Records every matrix product that reaches PyTorch's dispatcher, with its input shapes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.products: list[tuple[str, list[list[int]]]] = []
+
+    def __torch_dispatch__(
+        self,
+        func: Any,
+        types: Any,
+        args: tuple[Any, ...] = (),
+        kwargs: dict[str, Any] | None = None,
+    ) -> Any:
+        name = func.overloadpacket.__name__
+        if name in _PRODUCTS:
+            shapes = [list(a.shape) for a in args if isinstance(a, Tensor)]
+            self.products.append((name, shapes))
+        return func(*args, **(kwargs or {}))
+
+
+def matrix_products(fn: Callable[..., Any], *args: Any) -> list[tuple[str, list[list[int]]]]:
+    """The matrix products ``fn(*args)`` actually runs, as PyTorch's dispatcher sees them.
+
+    A look at what a call does rather than what its code says: an ``einsum`` or a
+    ``matmul`` may be run as one product of another shape. The operators are the
+    ones ``torch.profiler`` lists (``aten::mm``, ``aten::bmm``, ...); works on
+    ``device="meta"`` tensors.
+
+    Returns:
+        One ``(operator, input shapes)`` per product, in order, e.g.
+        ``("bmm", [[8, 512, 512], [8, 512, 64]])``.
+    """
+    with _ProductLog() as log:
+        fn(*args)
+    return log.products
 
 
 @dataclass(frozen=True)

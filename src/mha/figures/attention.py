@@ -16,6 +16,9 @@ from torch import Tensor
 
 from mha.style import CMAP_NAME, HEAD_COLOURS, OKABE_ITO, head_colour, text_on, weight_colour
 
+DASH = "\u2013"  # an en dash, the mask view's mark for a forbidden pair
+DASH_COLOUR = "#222222"  # on the white-and-grey hatching of a forbidden cell
+
 
 def heatmap(
     ax: Axes,
@@ -25,12 +28,18 @@ def heatmap(
     title: str = "",
     vmax: float = 1.0,
     fmt: str = "{:.2f}",
+    blank: Tensor | None = None,
 ) -> None:
     """Draw a weight table ``(len(rows), len(cols))`` with every value printed.
 
-    Rows are queries (the word asking), columns keys (the word read).
+    Rows are queries (the word asking), columns keys (the word read). Cells where
+    the boolean ``blank`` (same shape) is True print a dash instead of their value
+    (a pair a mask forbids, as in the book's mask view); the caller draws over them.
     """
     w = weights.detach().cpu().double().numpy()
+    if blank is not None and tuple(blank.shape) != w.shape:
+        raise ValueError(f"blank {tuple(blank.shape)} must have the shape of weights {w.shape}")
+    hide = blank.cpu().numpy() if blank is not None else None
     ax.imshow(w, cmap=CMAP_NAME, vmin=0.0, vmax=vmax)
     ax.set_xticks(range(len(cols)), cols, rotation=30, ha="right")
     ax.set_yticks(range(len(rows)), rows)
@@ -38,14 +47,16 @@ def heatmap(
     ax.set_ylabel("query (word asking)")
     for i in range(w.shape[0]):
         for j in range(w.shape[1]):
+            hidden = hide is not None and bool(hide[i, j])
             ax.text(
                 j,
                 i,
-                fmt.format(w[i, j]),
+                DASH if hidden else fmt.format(w[i, j]),
                 ha="center",
                 va="center",
-                fontsize=9,
-                color=text_on(weight_colour(w[i, j], vmax)),
+                fontsize=13 if hidden else 9,
+                color=DASH_COLOUR if hidden else text_on(weight_colour(w[i, j], vmax)),
+                zorder=3,
             )
     if title:
         ax.set_title(title)

@@ -9,10 +9,12 @@ marker and line style, so nothing depends on colour alone.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator
 
 from mha.cost import layer_cost
 from mha.style import OKABE_ITO
@@ -20,7 +22,7 @@ from mha.style import OKABE_ITO
 # (Cost attribute(s), label, colour, marker) for each series.
 _PARAMS = (("params_without_out",), "weights in $W^Q, W^K, W^V$", OKABE_ITO[4], "o")
 _MACS = (
-    (("projection",), "projection", OKABE_ITO[5], "s"),
+    (("projection",), "projection of $Q, K, V$", OKABE_ITO[5], "s"),
     (("scoring", "blending"), "scoring + blending", OKABE_ITO[2], "^"),
 )
 
@@ -33,8 +35,18 @@ def _series(n: int, d_model: int, hs: Sequence[int], keys: Sequence[str], wide: 
     return out
 
 
+def _tick(value: float, _pos: object = None) -> str:
+    """``2e8`` as ``2×10⁸`` (mathtext), for a log axis labelled at 1, 2 and 5 per decade."""
+    exponent = math.floor(math.log10(value) + 1e-9)
+    mantissa = round(value / 10**exponent)
+    return f"${mantissa}\\times10^{{{exponent}}}$"
+
+
 def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
     """Parameters (left) and multiply-adds (right) against the number of heads ``h``.
+
+    Every count is the layer's total over the three roles (query, key, value); ``W^O``
+    is not included. Each narrow (flat) line is labelled with its value.
 
     Args:
         n: words in the sentence.
@@ -57,9 +69,21 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
                     markerfacecolor="white" if wide else colour,
                     label=f"{label}, {kind}",
                 )
+                if not wide:  # the flat line's value, printed above its right end
+                    ax.annotate(
+                        f"{ys[-1]:,}",
+                        (hs[-1], ys[-1]),
+                        textcoords="offset points",
+                        xytext=(0, 6),
+                        ha="right",
+                        fontsize=9,
+                        color="black",
+                    )
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(list(hs), [str(h) for h in hs])
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(_tick))
         ax.minorticks_off()
         ax.set_xlabel("number of heads $h$", fontsize=11)
         ax.set_ylabel(ylabel, fontsize=11)

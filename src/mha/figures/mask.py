@@ -1,8 +1,8 @@
 """Figures of attention weights before and after a mask.
 
-Cells a mask forbids are hatched as well as showing their weight (exactly
-0.00), so a reader can tell "forbidden" from "allowed but small" without
-relying on colour.
+Cells a mask forbids are hatched on white and show a dash in place of their
+weight (exactly 0), as in the book's mask view, so a reader cannot mistake
+"forbidden" for "allowed but rounds to 0.00", and nothing relies on colour.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from mha.figures.attention import heatmap
-from mha.style import OKABE_ITO
 
 
 def before_after(
@@ -27,7 +26,7 @@ def before_after(
     titles: tuple[str, str] = ("no mask", "causal mask"),
     ylabel: str = "query (word asking)",
 ) -> Figure:
-    """Two weight tables side by side, the forbidden cells of the second hatched.
+    """Two weight tables side by side, the forbidden cells of the second hatched, with a dash.
 
     Args:
         before: weights without the mask, ``(len(rows), len(cols))``.
@@ -43,18 +42,19 @@ def before_after(
             f"{tuple(forbidden.shape)} must all be ({len(rows)}, {len(cols)})"
         )
     fig, axes = plt.subplots(1, 2, figsize=(10, 0.75 * len(rows) + 1.9), sharey=True)
-    for ax, w, title in zip(axes, (before, after), titles, strict=True):
-        heatmap(ax, w, rows, cols, title)
+    for ax, w, title, blank in zip(axes, (before, after), titles, (None, forbidden), strict=True):
+        heatmap(ax, w, rows, cols, title, blank=blank)
     for r, c in forbidden.nonzero().tolist():
         axes[1].add_patch(
             Rectangle(
                 (c - 0.5, r - 0.5),
                 1,
                 1,
-                fill=False,
+                facecolor="white",
                 hatch="///",
-                edgecolor=OKABE_ITO[5],
+                edgecolor="#b0b0b0",
                 linewidth=0.0,
+                zorder=2,
             )
         )
     axes[0].set_ylabel(ylabel)

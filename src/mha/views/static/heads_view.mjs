@@ -100,7 +100,7 @@ function concatPanel(state, H) {
     const body = C.map((row, r) => el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""))).join("");
     return el("table", { class: "mha-heat mha-concat-block" }, el("thead", {}, head) + el("tbody", {}, body));
   };
-  const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O maps it back to ${d_model}` : `W^O must map ${width} columns back to d_model = ${d_model}`;
+  const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O keeps that width` : `W^O must map ${width} columns back to d_model = ${d_model}`;
   const tables = el("div", { class: "mha-concat" }, Array.from({ length: h }, (_, i) => block(i)).join(""));
   const text = el("p", { class: "mha-note" }, `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`);
   return viewRoot("concat", { h, d_k, seed: state.seed }, text + tables);
@@ -116,7 +116,9 @@ function costPanel(state) {
   const width = h * d_k;
   const verdict =
     width === d_model
-      ? `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
+      ? h === 1
+        ? `h·d_k = ${width} = d_model: one head of full width, the comparison itself.`
+        : `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
       : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads do not split one head's width.`;
   const head = el("tr", {}, el("td", {}) + [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
