@@ -30,7 +30,8 @@ class Setting:
         both: held-out both-right accuracy after the last step, one per seed; loss: held-out
             loss, one per seed.
         best: the highest held-out both-right accuracy at any evaluation step (every
-            ``EVAL_EVERY`` steps and the last), one per seed.
+            ``EVAL_EVERY`` steps and the last), one per seed; ``None`` for runs whose
+            records keep no accuracy curve.
     """
 
     h: int
@@ -42,7 +43,7 @@ class Setting:
     high: float
     both: tuple[float, ...]
     loss: tuple[float, ...]
-    best: tuple[float, ...]
+    best: tuple[float, ...] | None = None
 
     @property
     def median_loss(self) -> float:
@@ -51,6 +52,8 @@ class Setting:
     @property
     def reached(self) -> int:
         """Seeds whose run met the mark at some evaluation step (the last one included)."""
+        if self.best is None:
+            raise ValueError(f"the runs of h={self.h}, d_k={self.d_k} keep no accuracy curve")
         return sum(b >= SOLVED_AT for b in self.best)
 
     def count(self, measure: str) -> int:
@@ -70,17 +73,19 @@ def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
 
 
 def summed_up(
-    h: int, d_k: int, weights: int, ms: list[dict[str, float]], best: list[float]
+    h: int, d_k: int, weights: int, ms: list[dict[str, float]], best: list[float] | None
 ) -> Setting:
     """A :class:`Setting` from the final metrics ``ms`` of its runs, one dict per seed, and
-    ``best``, each run's highest held-out both-right share at any evaluation step."""
-    if len(best) != len(ms):
+    ``best``, each run's highest held-out both-right share at any evaluation step (``None``
+    when the runs' records keep no accuracy curve)."""
+    if best is not None and len(best) != len(ms):
         raise ValueError(f"{len(ms)} runs' metrics but {len(best)} best accuracies")
     both = tuple(m["test_both"] for m in ms)
     solved = sum(b >= SOLVED_AT for b in both)
     low, high = wilson_interval(solved, len(ms))
     loss = tuple(m["test_loss"] for m in ms)
-    return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss, tuple(best))
+    kept = None if best is None else tuple(best)
+    return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss, kept)
 
 
 @dataclass(frozen=True)

@@ -115,14 +115,15 @@ def write_all(folder: Path | None = None, configs: tuple[RunConfig, ...] = TIED_
 @dataclass
 class TiedRun:
     """One stored tied-values run: settings, trained model, final metrics, and every
-    ``EVAL_EVERY`` steps the held-out loss and both-right share."""
+    ``EVAL_EVERY`` steps the held-out loss and both-right share (``None`` if its record
+    keeps no accuracy curve)."""
 
     config: RunConfig
     model: TiedValuesModel
     metrics: dict[str, float]
     eval_steps: Tensor
     test_loss: Tensor
-    test_both: Tensor
+    test_both: Tensor | None
 
 
 @cache
@@ -162,7 +163,7 @@ def load_tied(
         metrics=dict(rec["metrics"]),
         eval_steps=torch.tensor(rec["eval_steps"]),
         test_loss=torch.tensor(rec["test_loss"], dtype=torch.float64),
-        test_both=_both(rec),
+        test_both=_both(rec) if "test_both" in rec else None,
     )
 
 
@@ -188,10 +189,12 @@ def tied_metrics(h: int, d_k: int, seed: int, d_v: int = TIED_DV) -> dict[str, f
 
 def tied_setting(h: int, d_k: int, d_v: int = TIED_DV) -> Setting:
     """The stored tied runs of ``h`` heads (query/key width ``d_k``, shared ``d_v``), summed up
-    as :func:`mha.training.results.setting` sums up the ordinary ones."""
+    as :func:`mha.training.results.setting` sums up the ordinary ones (without the best
+    accuracy of each run if the stored records keep no accuracy curve)."""
     recs = [_tied_record(h, d_k, s, d_v) for s in TIED_SEEDS]
     ms = [dict(r["metrics"]) for r in recs]
-    best = [float(_both(r).max()) for r in recs]
+    kept = all("test_both" in r for r in recs)
+    best = [float(_both(r).max()) for r in recs] if kept else None
     weights = sum(p.numel() for p in TiedValuesModel(h, d_k=d_k, d_v=d_v).parameters())
     return summed_up(h, d_k, weights, ms, best)
 
