@@ -31,6 +31,7 @@ def test_stored_weights_are_what_training_produces(h: int, d_k: int, seed: int) 
     for key, value in run.metrics.items():
         assert saved.metrics[key] == pytest.approx(value, rel=0, abs=1e-10), key
     torch.testing.assert_close(saved.test_loss, run.test_loss, rtol=0, atol=1e-10)
+    torch.testing.assert_close(saved.test_both, run.test_both, rtol=0, atol=0)
     assert torch.equal(saved.eval_steps, run.eval_steps)
 
 
@@ -46,6 +47,8 @@ def test_every_stored_run_is_there_and_its_metrics_fit_its_weights() -> None:
                 config,
                 key,
             )
+        steps, both = store.both_curve(h, d_k, seed)  # the curve's last point: the same count
+        assert int(steps[-1]) == config.steps and float(both[-1]) == again["both"], config
 
 
 def test_the_grid_covers_every_explorer_setting() -> None:
@@ -76,6 +79,8 @@ def test_every_metrics_only_run_is_stored_and_one_is_what_training_produces() ->
     steps, loss = store.loss_curve(config.h, config.d_k, config.seed)
     assert torch.equal(steps, run.eval_steps)
     torch.testing.assert_close(loss, run.test_loss, rtol=0, atol=1e-10)
+    steps_b, both = store.both_curve(config.h, config.d_k, config.seed)
+    assert torch.equal(steps_b, run.eval_steps) and torch.equal(both, run.test_both)
 
 
 def test_a_longer_run_begins_as_the_stored_run() -> None:

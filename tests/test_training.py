@@ -86,6 +86,25 @@ def test_perturb_checks_its_head() -> None:
         T.perturb(T.HeadsModel(2), head=2)
 
 
+def test_the_accuracy_curve_is_what_a_run_stopped_there_scores() -> None:
+    """Run.test_both at step 10 is the held-out both-right share of the same run trained for
+    10 steps only, counted here sentence by sentence from its scores."""
+    config = T.RunConfig(h=2, d_k=6, seed=3, steps=20)
+    run = T.train(config, progress=False)
+    assert run.test_both.shape == run.test_loss.shape == run.eval_steps.shape
+    early = T.train(T.with_steps(config, 10), progress=False).model
+    assert early is not None
+    test = T.split()[1]
+    with torch.no_grad():
+        guess = early(test)[0].argmax(-1)  # (N, 2)
+    right = sum(
+        int(guess[i, 0]) == int(test.subject[i]) and int(guess[i, 1]) == int(test.object[i])
+        for i in range(len(test))
+    )
+    assert float(run.test_both[run.eval_steps == 10][0]) == right / len(test)
+    assert float(run.test_both[-1]) == run.metrics["test_both"]
+
+
 def test_training_is_deterministic() -> None:
     config = T.RunConfig(h=3, seed=1, steps=15)
     a, b = T.train(config), T.train(config)
@@ -294,7 +313,7 @@ def test_head_kinds_follow_the_rule(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_settings_summary_counts_what_the_weights_do() -> None:
     import numpy
 
-    from mha.training import reference, results
+    from mha.training import reference, results, store
 
     s = results.setting(1, 12)
     both = [reference.held_out(1, 12, seed)["both"] for seed in T.SEEDS]
@@ -306,6 +325,15 @@ def test_a_settings_summary_counts_what_the_weights_do() -> None:
     roots = sorted(numpy.roots([1 + a, -(2 * p_hat + a), p_hat * p_hat]).real)
     assert (s.low, s.high) == pytest.approx((max(0, roots[0]), min(1, roots[1])), abs=1e-12)
     assert s.weights == sum(p.numel() for p in T.HeadsModel(1).parameters())
+    # reached: runs whose stored curve (read from the file itself) meets the mark somewhere
+    path = store.WEIGHTS_DIR / store.RUNS_FILE
+    runs = {r["seed"]: r for r in store.read_runs(path) if r["h"] == 1}
+    met = [max(runs[seed]["test_both"]) >= 0.99 for seed in T.SEEDS]
+    assert s.reached == sum(met) >= s.solved
+    c = results.compare(s, s, "reached")
+    assert c.difference == 0 and c.p == 1
+    with pytest.raises(ValueError, match="measure"):
+        s.count("found")
     counts = results.kind_counts([["subject", "object"], ["noun", "mixed"], ["subject", "noun"]])
     assert counts == {"subject": 2, "object": 1, "noun": 2, "mixed": 1, "role_split": 1}
 

@@ -69,6 +69,8 @@ class Run:
         spread: ``(steps + 1,)`` :func:`head_spread` before each step and after the last.
         eval_steps, test_loss: ``(k,)`` every ``EVAL_EVERY`` steps (and at the end),
             the loss on the test sentences.
+        test_both: ``(k,)`` at the same steps, the share of test sentences whose subject
+            and object are both named right (from the same evaluation as ``test_loss``).
         snapshots: ``{step: (h, MAX_LEN)}`` every head's row for the verb of :data:`SHOW`.
         metrics: final loss and subject/object accuracy on the training and test sentences.
         roles: ``(h, 3)`` mean weight each head's verb row puts on subject, object and
@@ -82,6 +84,7 @@ class Run:
     spread: Tensor
     eval_steps: Tensor
     test_loss: Tensor
+    test_both: Tensor
     snapshots: dict[int, Tensor] = field(default_factory=dict)
     metrics: dict[str, float] = field(default_factory=dict)
     roles: Tensor | None = None
@@ -155,7 +158,7 @@ def train(config: RunConfig, progress: bool | None = None, keep_model: bool = Tr
             if snapshot:
                 snaps[step] = show_rows(model)
             if snapshot or step % EVAL_EVERY == 0:
-                evals[step] = evaluate(model, test_set)["loss"]
+                evals[step] = evaluate(model, test_set)  # loss and accuracies
             spreads.append(head_spread(model))
             if step == config.steps:
                 break  # after the last step we only measure
@@ -174,7 +177,8 @@ def train(config: RunConfig, progress: bool | None = None, keep_model: bool = Tr
         loss=torch.tensor(losses, dtype=torch.float64),
         spread=torch.tensor(spreads, dtype=torch.float64),
         eval_steps=torch.tensor(list(evals)),
-        test_loss=torch.tensor(list(evals.values()), dtype=torch.float64),
+        test_loss=torch.tensor([e["loss"] for e in evals.values()], dtype=torch.float64),
+        test_both=torch.tensor([e["both"] for e in evals.values()], dtype=torch.float64),
         snapshots=snaps,
         metrics=metrics,
         roles=roles,

@@ -1,6 +1,6 @@
-"""What the stored runs show, setting by setting: how many seeds solved the task, how sure
-that count is, whether two settings' counts differ, and what kind of job each trained head
-took."""
+"""What the stored runs show, setting by setting: how many seeds solved the task at the last
+step and how many met the mark at some evaluation step, how sure those counts are, whether
+two settings' counts differ, and what kind of job each trained head took."""
 
 from __future__ import annotations
 
@@ -10,8 +10,11 @@ from dataclasses import dataclass
 
 from mha.stats import fisher_exact, newcombe_interval, wilson_interval
 from mha.training.data import all_sentences, split
+from mha.training.model import HeadsModel
 from mha.training.probe import SOLVED_AT, both_right, head_kinds, scores_without_position
-from mha.training.store import SEEDS, load_model, metrics
+from mha.training.store import SEEDS, both_curve, load_model, metrics
+
+MEASURES: tuple[str, ...] = ("solved", "reached")  # the two counts a Comparison can compare
 
 
 @dataclass(frozen=True)
@@ -22,9 +25,13 @@ class Setting:
         h, d_k: heads and their width.
         weights: parameters of the whole model (embedding, layer, read-out).
         runs: seeds stored; solved: seeds whose run names both nouns right on at least
-            :data:`~mha.training.probe.SOLVED_AT` of the held-out sentences.
+            :data:`~mha.training.probe.SOLVED_AT` of the held-out sentences after its last step.
         low, high: the Wilson 95 % interval of ``solved / runs``.
-        both: held-out both-right accuracy, one per seed; loss: held-out loss, one per seed.
+        both: held-out both-right accuracy after the last step, one per seed; loss: held-out
+            loss, one per seed.
+        best: the highest held-out both-right accuracy at any evaluation step (every
+            ``EVAL_EVERY`` steps and the last), one per seed; ``None`` for runs whose
+            records keep no accuracy curve.
     """
 
     h: int
@@ -36,37 +43,61 @@ class Setting:
     high: float
     both: tuple[float, ...]
     loss: tuple[float, ...]
+    best: tuple[float, ...] | None = None
 
     @property
     def median_loss(self) -> float:
         return statistics.median(self.loss)
 
+    @property
+    def reached(self) -> int:
+        """Seeds whose run met the mark at some evaluation step (the last one included)."""
+        if self.best is None:
+            raise ValueError(f"the runs of h={self.h}, d_k={self.d_k} keep no accuracy curve")
+        return sum(b >= SOLVED_AT for b in self.best)
+
+    def count(self, measure: str) -> int:
+        """``solved`` or ``reached``, by name (see :data:`MEASURES`)."""
+        if measure not in MEASURES:
+            raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
+        return self.solved if measure == "solved" else self.reached
+
 
 def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
-    """The stored runs of ``h`` heads of width ``d_k``, summed up (reads ``runs.json``)."""
+    """The stored runs of ``h`` heads of width ``d_k``, summed up (reads ``runs.json`` and
+    ``metrics.json``; no weights)."""
     ms = [metrics(h, d_k, s) for s in seeds]
-    weights = sum(p.numel() for p in load_model(h, d_k, seeds[0]).parameters())
-    return summed_up(h, d_k, weights, ms)
+    best = [float(both_curve(h, d_k, s)[1].max()) for s in seeds]
+    weights = sum(p.numel() for p in HeadsModel(h, d_k=d_k).parameters())
+    return summed_up(h, d_k, weights, ms, best)
 
 
-def summed_up(h: int, d_k: int, weights: int, ms: list[dict[str, float]]) -> Setting:
-    """A :class:`Setting` from the final metrics ``ms`` of its runs, one dict per seed."""
+def summed_up(
+    h: int, d_k: int, weights: int, ms: list[dict[str, float]], best: list[float] | None
+) -> Setting:
+    """A :class:`Setting` from the final metrics ``ms`` of its runs, one dict per seed, and
+    ``best``, each run's highest held-out both-right share at any evaluation step (``None``
+    when the runs' records keep no accuracy curve)."""
+    if best is not None and len(best) != len(ms):
+        raise ValueError(f"{len(ms)} runs' metrics but {len(best)} best accuracies")
     both = tuple(m["test_both"] for m in ms)
     solved = sum(b >= SOLVED_AT for b in both)
     low, high = wilson_interval(solved, len(ms))
     loss = tuple(m["test_loss"] for m in ms)
-    return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss)
+    kept = None if best is None else tuple(best)
+    return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss, kept)
 
 
 @dataclass(frozen=True)
 class Comparison:
-    """Two settings' solved counts compared (``a`` against ``b``).
+    """Two settings' counts compared (``a`` against ``b``), on one measure.
 
     Attributes:
         a, b: the two settings.
-        low, high: Newcombe's 95 % interval for the difference of their solved shares,
-            ``a.solved / a.runs - b.solved / b.runs``.
+        low, high: Newcombe's 95 % interval for the difference of their shares,
+            ``a.count(measure) / a.runs - b.count(measure) / b.runs``.
         p: two-sided p-value of Fisher's exact test that both counts come from one rate.
+        measure: ``"solved"`` (at the last step) or ``"reached"`` (at some evaluation step).
     """
 
     a: Setting
@@ -74,16 +105,19 @@ class Comparison:
     low: float
     high: float
     p: float
+    measure: str = "solved"
 
     @property
     def difference(self) -> float:
-        return self.a.solved / self.a.runs - self.b.solved / self.b.runs
+        return self.a.count(self.measure) / self.a.runs - self.b.count(self.measure) / self.b.runs
 
 
-def compare(a: Setting, b: Setting) -> Comparison:
-    """Fisher's exact test and Newcombe's interval for ``a``'s solved share minus ``b``'s."""
-    low, high = newcombe_interval(a.solved, a.runs, b.solved, b.runs)
-    return Comparison(a, b, low, high, fisher_exact(a.solved, a.runs, b.solved, b.runs))
+def compare(a: Setting, b: Setting, measure: str = "solved") -> Comparison:
+    """Fisher's exact test and Newcombe's interval for ``a``'s share minus ``b``'s, counting
+    runs ``solved`` at the last step or ``reached`` at some evaluation step."""
+    ka, kb = a.count(measure), b.count(measure)
+    low, high = newcombe_interval(ka, a.runs, kb, b.runs)
+    return Comparison(a, b, low, high, fisher_exact(ka, a.runs, kb, b.runs), measure)
 
 
 def kinds(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> list[list[str]]:

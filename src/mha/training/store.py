@@ -7,15 +7,16 @@ writes, into :data:`WEIGHTS_DIR`:
 * ``h{h}_dk{d_k}.npz``: the trained parameters of every seed of one setting, float64,
   one array ``seed{s}.{name}`` per parameter (the fixed position vectors are not stored);
 * ``runs.json``: per run, its settings, its final loss and accuracy on the training and
-  held-out sentences, and the held-out loss every ``EVAL_EVERY`` steps;
+  held-out sentences, and every ``EVAL_EVERY`` steps the held-out loss and the held-out
+  share of sentences with both nouns right;
 * ``metrics.json``: the same records, without weights, for more runs
   (:data:`mha.training.more.METRICS_GRID`, written by :func:`mha.training.more.write_metrics`).
 
 All are written byte for byte the same on every run of the command, so a change shows up
 in ``git diff`` only when the numbers change. :func:`load_model` and :func:`load_run` read
 them back; a missing, corrupt or out-of-date file raises :class:`StoredWeightsError`,
-which names the file and the command that writes it again. :func:`metrics` and
-:func:`loss_curve` read either file.
+which names the file and the command that writes it again. :func:`metrics`,
+:func:`loss_curve` and :func:`both_curve` read either file.
 """
 
 from __future__ import annotations
@@ -89,6 +90,7 @@ def _train_one(config: RunConfig) -> tuple[RunConfig, dict[str, np.ndarray], dic
         "eval_every": EVAL_EVERY,
         "eval_steps": run.eval_steps.tolist(),
         "test_loss": run.test_loss.tolist(),
+        "test_both": run.test_both.tolist(),
     }
     return config, arrays, record, time.perf_counter() - start
 
@@ -166,6 +168,7 @@ class StoredRun:
         model: the trained model, read from the weights file.
         metrics: final loss and subject/object/both accuracy, ``train_*`` and ``test_*``.
         eval_steps, test_loss: ``(k,)`` every ``EVAL_EVERY`` steps, the held-out loss.
+        test_both: ``(k,)`` at the same steps, the held-out share with both nouns right.
     """
 
     config: RunConfig
@@ -173,6 +176,7 @@ class StoredRun:
     metrics: dict[str, float]
     eval_steps: Tensor
     test_loss: Tensor
+    test_both: Tensor
 
     @property
     def roles(self) -> Tensor:
@@ -275,7 +279,15 @@ def load_run(h: int, d_k: int, seed: int, folder: Path | None = None) -> StoredR
         metrics=dict(record["metrics"]),
         eval_steps=torch.tensor(record["eval_steps"]),
         test_loss=torch.tensor(record["test_loss"], dtype=torch.float64),
+        test_both=_both(record, folder / RUNS_FILE),
     )
+
+
+def _both(record: dict, path: Path) -> Tensor:
+    """``(k,)`` the held-out both-right share of ``record`` at its ``eval_steps``."""
+    if len(record.get("test_both", ())) != len(record["eval_steps"]):
+        raise _problem(path, "records no held-out accuracy at every evaluation step")
+    return torch.tensor(record["test_both"], dtype=torch.float64)
 
 
 def metrics(
@@ -294,3 +306,13 @@ def loss_curve(
     return torch.tensor(record["eval_steps"]), torch.tensor(
         record["test_loss"], dtype=torch.float64
     )
+
+
+def both_curve(
+    h: int, d_k: int, seed: int, steps: int = 400, folder: Path | None = None
+) -> tuple[Tensor, Tensor]:
+    """``(eval_steps, test_both)``, each ``(k,)``: one run's held-out share of sentences with
+    both nouns right, every ``EVAL_EVERY`` steps as it trained (the same evaluations as
+    :func:`loss_curve`)."""
+    record = _record(h, d_k, seed, steps, folder)
+    return torch.tensor(record["eval_steps"]), _both(record, folder or WEIGHTS_DIR)

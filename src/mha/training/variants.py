@@ -80,6 +80,7 @@ def record(config: RunConfig) -> tuple[dict[str, np.ndarray], dict]:
         "eval_every": EVAL_EVERY,
         "eval_steps": run.eval_steps.tolist(),
         "test_loss": run.test_loss.tolist(),
+        "test_both": run.test_both.tolist(),
     }
     return arrays, rec
 
@@ -113,13 +114,16 @@ def write_all(folder: Path | None = None, configs: tuple[RunConfig, ...] = TIED_
 
 @dataclass
 class TiedRun:
-    """One stored tied-values run: settings, trained model, final metrics, held-out loss curve."""
+    """One stored tied-values run: settings, trained model, final metrics, and every
+    ``EVAL_EVERY`` steps the held-out loss and both-right share (``None`` if its record
+    keeps no accuracy curve)."""
 
     config: RunConfig
     model: TiedValuesModel
     metrics: dict[str, float]
     eval_steps: Tensor
     test_loss: Tensor
+    test_both: Tensor | None
 
 
 @cache
@@ -159,23 +163,40 @@ def load_tied(
         metrics=dict(rec["metrics"]),
         eval_steps=torch.tensor(rec["eval_steps"]),
         test_loss=torch.tensor(rec["test_loss"], dtype=torch.float64),
+        test_both=_both(rec) if "test_both" in rec else None,
     )
+
+
+def _both(rec: dict) -> Tensor:
+    """``(k,)`` a tied run's held-out both-right share at its ``eval_steps``."""
+    if len(rec.get("test_both", ())) != len(rec["eval_steps"]):
+        path = VARIANTS_DIR / f"{NAME}.json"
+        raise _problem(path, "records no held-out accuracy at every evaluation step")
+    return torch.tensor(rec["test_both"], dtype=torch.float64)
+
+
+def _tied_record(h: int, d_k: int, seed: int, d_v: int) -> dict:
+    rec = _records(VARIANTS_DIR).get((h, d_k, d_v, seed))
+    if rec is None:
+        raise _problem(VARIANTS_DIR / f"{NAME}.json", f"has no run h={h} d_k={d_k} d_v={d_v}")
+    return rec
 
 
 def tied_metrics(h: int, d_k: int, seed: int, d_v: int = TIED_DV) -> dict[str, float]:
     """The final metrics stored for one tied run (no weights are read)."""
-    rec = _records(VARIANTS_DIR).get((h, d_k, d_v, seed))
-    if rec is None:
-        raise _problem(VARIANTS_DIR / f"{NAME}.json", f"has no run h={h} d_k={d_k} d_v={d_v}")
-    return dict(rec["metrics"])
+    return dict(_tied_record(h, d_k, seed, d_v)["metrics"])
 
 
 def tied_setting(h: int, d_k: int, d_v: int = TIED_DV) -> Setting:
     """The stored tied runs of ``h`` heads (query/key width ``d_k``, shared ``d_v``), summed up
-    as :func:`mha.training.results.setting` sums up the ordinary ones."""
-    ms = [tied_metrics(h, d_k, s, d_v) for s in TIED_SEEDS]
+    as :func:`mha.training.results.setting` sums up the ordinary ones (without the best
+    accuracy of each run if the stored records keep no accuracy curve)."""
+    recs = [_tied_record(h, d_k, s, d_v) for s in TIED_SEEDS]
+    ms = [dict(r["metrics"]) for r in recs]
+    kept = all("test_both" in r for r in recs)
+    best = [float(_both(r).max()) for r in recs] if kept else None
     weights = sum(p.numel() for p in TiedValuesModel(h, d_k=d_k, d_v=d_v).parameters())
-    return summed_up(h, d_k, weights, ms)
+    return summed_up(h, d_k, weights, ms, best)
 
 
 def main() -> None:

@@ -76,17 +76,45 @@ def kinds_table(rows: dict[tuple[int, int], dict[str, int]]) -> str:
 
 
 def comparison_table(comparisons: list[Comparison]) -> str:
-    """A Markdown table: per pair of settings, both solved counts, Newcombe's 95 % interval
-    for the difference of their shares, and Fisher's exact p-value."""
+    """A Markdown table: per pair of settings, both counts (of the comparison's measure),
+    Newcombe's 95 % interval for the difference of their shares, and Fisher's exact p-value."""
+    what = {"solved": "solved", "reached": "met the mark"}[comparisons[0].measure]
+    if any(c.measure != comparisons[0].measure for c in comparisons):
+        raise ValueError("comparison_table needs comparisons of one measure")
     lines = [
-        "| setting | solved | against | solved | difference | 95 % interval | Fisher's p |",
+        f"| setting | {what} | against | {what} | difference | 95 % interval | Fisher's p |",
         "|:---|---:|:---|---:|---:|:---:|---:|",
     ]
     for c in comparisons:
+        ka, kb = c.a.count(c.measure), c.b.count(c.measure)
         lines.append(
-            f"| {_name(c.a.h, c.a.d_k)} | {c.a.solved} of {c.a.runs} | {_name(c.b.h, c.b.d_k)} | "
-            f"{c.b.solved} of {c.b.runs} | {c.difference:+.2f} | "
+            f"| {_name(c.a.h, c.a.d_k)} | {ka} of {c.a.runs} | {_name(c.b.h, c.b.d_k)} | "
+            f"{kb} of {c.b.runs} | {c.difference:+.2f} | "
             f"{c.low:+.2f} to {c.high:+.2f} | {_p(c.p)} |"
+        )
+    return "\n".join(lines)
+
+
+def two_measures_table(pairs: list[tuple[Comparison, Comparison]]) -> str:
+    """A Markdown table: per setting, runs solved at the last step and runs that met the mark
+    at some evaluation step, each with Fisher's exact p against the same other setting.
+
+    ``pairs``: per setting, its ``solved`` and its ``reached`` comparison (same ``a``, ``b``).
+    """
+    lines = [
+        "| setting | solved at the last step | Fisher's p against one head "
+        "| met the mark at some evaluation step | Fisher's p against one head |",
+        "|:---|---:|---:|---:|---:|",
+    ]
+    for solved, reached in pairs:
+        if (solved.measure, reached.measure) != ("solved", "reached") or solved.a is not reached.a:
+            raise ValueError("each pair needs a solved and a reached comparison of one setting")
+        a = solved.a
+        is_b = a is solved.b
+        p_s, p_r = ("", "") if is_b else (_p(solved.p), _p(reached.p))
+        lines.append(
+            f"| {_name(a.h, a.d_k)} | {a.solved} of {a.runs} | {p_s} "
+            f"| {a.reached} of {a.runs} | {p_r} |"
         )
     return "\n".join(lines)
 
