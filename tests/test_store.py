@@ -11,8 +11,8 @@ import torch
 
 from mha import training as T
 from mha.stats import wilson_interval
+from mha.training import curves, more, reference, store
 from mha.training import experiments as X
-from mha.training import more, reference, store
 
 # A few settings retrained from scratch (seconds each): a narrow one and the full-width one.
 RETRAINED = [(1, 12, 3), (2, 12, 7), (6, 2, 0)]
@@ -40,14 +40,14 @@ def test_every_stored_run_is_there_and_its_metrics_fit_its_weights() -> None:
     for config in store.GRID:
         h, d_k, seed = config.h, config.d_k, config.seed
         assert d_k is not None
-        saved = store.metrics(h, d_k, seed)
+        saved = curves.metrics(h, d_k, seed)
         again = reference.held_out(h, d_k, seed)
         for key in ("loss", "subject", "object", "both"):
             assert saved[f"test_{key}"] == pytest.approx(again[key], rel=1e-9, abs=1e-12), (
                 config,
                 key,
             )
-        steps, both = store.both_curve(h, d_k, seed)  # the curve's last point: the same count
+        steps, both = curves.both_curve(h, d_k, seed)  # the curve's last point: the same count
         assert int(steps[-1]) == config.steps and float(both[-1]) == again["both"], config
 
 
@@ -67,19 +67,19 @@ def test_every_metrics_only_run_is_stored_and_one_is_what_training_produces() ->
     """metrics.json holds every run of METRICS_GRID; one of them is trained again here."""
     for config in more.METRICS_GRID:
         assert config.d_k is not None
-        m = store.metrics(config.h, config.d_k, config.seed, steps=config.steps)
+        m = curves.metrics(config.h, config.d_k, config.seed, steps=config.steps)
         assert 0 <= m["test_both"] <= min(m["test_subject"], m["test_object"]) <= 1
     config = next(c for c in more.METRICS_GRID if c.h == 4)
     assert config.seed not in store.SEEDS  # a seed whose weights are not stored
     run = T.train(config, progress=False, keep_model=False)
     assert config.d_k is not None
-    saved = store.metrics(config.h, config.d_k, config.seed)
+    saved = curves.metrics(config.h, config.d_k, config.seed)
     for key, value in run.metrics.items():
         assert saved[key] == pytest.approx(value, rel=0, abs=1e-10), key
-    steps, loss = store.loss_curve(config.h, config.d_k, config.seed)
+    steps, loss = curves.loss_curve(config.h, config.d_k, config.seed)
     assert torch.equal(steps, run.eval_steps)
     torch.testing.assert_close(loss, run.test_loss, rtol=0, atol=1e-10)
-    steps_b, both = store.both_curve(config.h, config.d_k, config.seed)
+    steps_b, both = curves.both_curve(config.h, config.d_k, config.seed)
     assert torch.equal(steps_b, run.eval_steps) and torch.equal(both, run.test_both)
 
 
@@ -87,7 +87,7 @@ def test_a_longer_run_begins_as_the_stored_run() -> None:
     """The single head trained for LONG_STEPS repeats the stored 400-step run at first."""
     long = [c for c in more.METRICS_GRID if c.steps == more.LONG_STEPS]
     assert {c.seed for c in long} == set(store.SEEDS)
-    steps, loss = store.loss_curve(1, 12, 0, steps=more.LONG_STEPS)
+    steps, loss = curves.loss_curve(1, 12, 0, steps=more.LONG_STEPS)
     stored = store.load_run(1, 12, 0)
     first = steps <= stored.config.steps
     assert torch.equal(steps[first], stored.eval_steps)
@@ -97,12 +97,12 @@ def test_a_longer_run_begins_as_the_stored_run() -> None:
 
 def test_a_missing_metrics_run_names_the_file_and_the_command(copy: Path) -> None:
     with pytest.raises(store.StoredWeightsError, match=r"metrics\.json has no up-to-date run"):
-        store.metrics(3, 4, 10, folder=copy)  # three heads: no extra seeds are stored
+        curves.metrics(3, 4, 10, folder=copy)  # three heads: no extra seeds are stored
     (copy / store.METRICS_FILE).unlink()
     store.read_runs.cache_clear()  # the file was read above
     with pytest.raises(store.StoredWeightsError, match=r"metrics\.json is missing.*make weights"):
-        store.metrics(1, 12, 10, folder=copy)
-    assert store.metrics(1, 12, 0, folder=copy)  # runs.json alone still serves its runs
+        curves.metrics(1, 12, 10, folder=copy)
+    assert curves.metrics(1, 12, 0, folder=copy)  # runs.json alone still serves its runs
 
 
 def test_a_loaded_model_computes_what_the_weights_say() -> None:

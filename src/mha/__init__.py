@@ -27,6 +27,7 @@ The maths and the running example:
       training.loop    training runs: settings, the Adam loop, what a run records
       training.probe   accuracy, and where each head's verb row looks
       training.store   trained weights kept with the package; make weights writes them
+      training.curves  a run's record without its weights: final metrics, held-out curves
       training.reference  the trained layer again, by PyTorch's SDPA, to check it
       training.results  the stored runs summed up: solved counts, intervals, kinds of heads
       training.experiments  stored runs on why heads differ: sentence order, nudges

@@ -6,6 +6,7 @@ Modules:
     loop   training runs: settings, the Adam loop, what a run records
     probe  accuracy, and where each head's verb row looks (subject, object, nouns)
     store  trained weights kept with the package (``make weights`` writes them)
+    curves  a run's record without its weights: final metrics and held-out curves
     more  more runs, metrics only: more seeds, and one head trained longer
     reference  the trained layer computed again with PyTorch's SDPA, to check it
     results  the stored runs summed up: solved counts with intervals, kinds of heads
@@ -16,6 +17,7 @@ Modules:
 Everything public is importable from ``mha.training`` itself.
 """
 
+from mha.training.curves import both_curve, loss_curve, metrics
 from mha.training.data import (
     ADJECTIVES,
     D_MODEL,
@@ -88,11 +90,8 @@ from mha.training.store import (
     SETTINGS,
     StoredRun,
     StoredWeightsError,
-    both_curve,
     load_model,
     load_run,
-    loss_curve,
-    metrics,
 )
 
 __all__ = [

@@ -9,10 +9,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from mha.stats import fisher_exact, newcombe_interval, wilson_interval
+from mha.training.curves import both_curve, metrics
 from mha.training.data import all_sentences, split
 from mha.training.model import HeadsModel
 from mha.training.probe import SOLVED_AT, both_right, head_kinds, scores_without_position
-from mha.training.store import SEEDS, both_curve, load_model, metrics
+from mha.training.store import SEEDS, load_model
 
 MEASURES: tuple[str, ...] = ("solved", "reached")  # the two counts a Comparison can compare
 

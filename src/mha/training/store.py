@@ -15,8 +15,8 @@ writes, into :data:`WEIGHTS_DIR`:
 All are written byte for byte the same on every run of the command, so a change shows up
 in ``git diff`` only when the numbers change. :func:`load_model` and :func:`load_run` read
 them back; a missing, corrupt or out-of-date file raises :class:`StoredWeightsError`,
-which names the file and the command that writes it again. :func:`metrics`,
-:func:`loss_curve` and :func:`both_curve` read either file.
+which names the file and the command that writes it again. :mod:`mha.training.curves`
+reads a run's record from either file.
 """
 
 from __future__ import annotations
@@ -288,31 +288,3 @@ def _both(record: dict, path: Path) -> Tensor:
     if len(record.get("test_both", ())) != len(record["eval_steps"]):
         raise _problem(path, "records no held-out accuracy at every evaluation step")
     return torch.tensor(record["test_both"], dtype=torch.float64)
-
-
-def metrics(
-    h: int, d_k: int, seed: int, folder: Path | None = None, steps: int = 400
-) -> dict[str, float]:
-    """The final metrics recorded for one run (no weights are read), from ``runs.json`` for
-    the runs whose weights are stored, else from ``metrics.json``."""
-    return dict(_record(h, d_k, seed, steps, folder)["metrics"])
-
-
-def loss_curve(
-    h: int, d_k: int, seed: int, steps: int = 400, folder: Path | None = None
-) -> tuple[Tensor, Tensor]:
-    """``(eval_steps, test_loss)``, each ``(k,)``: one run's held-out loss as it trained."""
-    record = _record(h, d_k, seed, steps, folder)
-    return torch.tensor(record["eval_steps"]), torch.tensor(
-        record["test_loss"], dtype=torch.float64
-    )
-
-
-def both_curve(
-    h: int, d_k: int, seed: int, steps: int = 400, folder: Path | None = None
-) -> tuple[Tensor, Tensor]:
-    """``(eval_steps, test_both)``, each ``(k,)``: one run's held-out share of sentences with
-    both nouns right, every ``EVAL_EVERY`` steps as it trained (the same evaluations as
-    :func:`loss_curve`)."""
-    record = _record(h, d_k, seed, steps, folder)
-    return torch.tensor(record["eval_steps"]), _both(record, folder or WEIGHTS_DIR)
