@@ -23,7 +23,7 @@
 // recompute them in torch from the root's data-* attributes.
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
-import { linkPairs, linkUp, shareWord } from "./view_link.mjs";
+import { linkUp, readSettings, shareWord } from "./view_link.mjs";
 import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
@@ -209,15 +209,7 @@ function validSetting(state, name, v) {
 /** The settings that the URL fragment `hash` gives the view `state.link`, those valid for
  * the view only ({} if none; null if the fragment is not about this view). */
 export function readLink(hash, state) {
-  const pairs = linkPairs(hash, state.link);
-  if (!pairs) return null;
-  const out = {};
-  for (const [key, text] of pairs) {
-    const name = LINK_KEYS[key];
-    const v = name === "source" ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
-    if (name && validSetting(state, name, v)) out[name] = v;
-  }
-  return out;
+  return readSettings(hash, state.link, LINK_KEYS, ["source"], (name, v) => validSetting(state, name, v));
 }
 
 /** The URL fragment that links to the view at the state's settings (the controls offered). */

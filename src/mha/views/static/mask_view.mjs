@@ -21,7 +21,7 @@
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
 import { CONTROL_CSS, el, esc, headBox, heatmapHtml } from "./view_html.mjs";
-import { linkPairs, linkUp } from "./view_link.mjs";
+import { linkUp, readSettings } from "./view_link.mjs";
 
 export const MASKS = [
   ["none", "none"],
@@ -137,15 +137,7 @@ function validSetting(name, v) {
 /** The settings that the URL fragment `hash` gives the view `state.link`, those valid only
  * ({} if none; null if the fragment is not about this view). */
 export function readLink(hash, state) {
-  const pairs = linkPairs(hash, state.link);
-  if (!pairs) return null;
-  const out = {};
-  for (const [key, text] of pairs) {
-    const name = LINK_KEYS[key];
-    const v = name === "mask" ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
-    if (name && validSetting(name, v)) out[name] = v;
-  }
-  return out;
+  return readSettings(hash, state.link, LINK_KEYS, ["mask"], validSetting);
 }
 
 /** The URL fragment that links to the view at the state's settings: the mask, and the

@@ -25,6 +25,21 @@ export function linkPairs(hash, link) {
   return decodeURIComponent(hash.slice(prefix.length)).split(",").map((part) => part.split("="));
 }
 
+/** The settings the fragment `hash` gives the view `link`: each key=value pair whose key
+ * `keys` maps to a setting name, its value read as text for the names in `texts` and as a
+ * whole number otherwise, kept if valid(name, value) ({} if none; null if not about it). */
+export function readSettings(hash, link, keys, texts, valid) {
+  const pairs = linkPairs(hash, link);
+  if (!pairs) return null;
+  const out = {};
+  for (const [key, text] of pairs) {
+    const name = keys[key];
+    const v = texts.includes(name) ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
+    if (name && valid(name, v)) out[name] = v;
+  }
+  return out;
+}
+
 /** Permalinks for one live view: once live, apply read(location.hash) (settings, {} or
  * null), then keep the fragment equal to write(); returns the function to call on change. */
 export function linkUp(model, root, link, read, write) {
