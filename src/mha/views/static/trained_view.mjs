@@ -238,7 +238,7 @@ function metricsPanel(state) {
   const solved = all.filter((b) => b >= state.solved_at).length;
   const mean = all.reduce((a, b) => a + b, 0) / all.length;
   const run =
-    `Seed ${esc(state.seed)}, on the ${countHtml("n_test", nTest)} held-out sentences: loss ${lossHtml("loss", loss)}; ` +
+    `Seed ${esc(state.seed)}, with every head on, on the ${countHtml("n_test", nTest)} held-out sentences: loss ${lossHtml("loss", loss)}; ` +
     `subject right ${numberHtml("subject", subject, 3)}, object right ${numberHtml("object", object, 3)}, both right ${numberHtml("both", both, 3)}.`;
   const every =
     `All ${countHtml("runs", all.length)} stored seeds of ${esc(label)}: both nouns right on at least ${Math.round(100 * state.solved_at)}% ` +
