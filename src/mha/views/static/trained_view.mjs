@@ -200,7 +200,7 @@ function rowsPanel(state, c) {
   const answer = c.answer
     ? `Read-out at the verb${headsOffText(off)}: subject ${el("b", { "data-key": "subject", "data-value": c.answer.subject }, esc(c.answer.subject))}, ` +
       `object ${el("b", { "data-key": "object", "data-value": c.answer.object }, esc(c.answer.object))}.`
-    : "Not of the task's shape (the noun verb the noun): no subject or object to name.";
+    : "Not of the task's shape (the noun verb the noun, each noun with an optional adjective before it): no subject or object to name.";
   const text = el("p", { class: "mha-note", role: "status" }, `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`);
   const box = (i, title, body) => el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
   const offNote = (i) => (off.includes(i) ? " (switched off)" : "");
