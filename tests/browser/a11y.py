@@ -185,7 +185,8 @@ def low_contrast_cells(page, minimum: float = AA_CONTRAST) -> tuple[int, list]:
 
 # The page's horizontal overflow at the current viewport: documentElement.scrollWidth against
 # innerWidth, and every visible element that sticks out of the viewport and is not inside a
-# box that scrolls sideways (overflow-x auto/scroll) and itself fits. Not content: fixed
+# box that scrolls sideways (overflow-x auto/scroll) and itself fits (boxes that hold it whole
+# are passed over: they clip nothing of it). Not content: fixed
 # elements that lie outside the viewport (off-canvas drawers) and absolute ones clipped to
 # nothing (text for screen readers only, such as MathJax's assistive MathML), and their
 # descendants.
@@ -207,8 +208,13 @@ REFLOW_JS = """
   for (const e of document.body.querySelectorAll('*')) {
     const r = e.getBoundingClientRect();
     if (fits(r) || r.width === 0 || !e.checkVisibility() || notShown(e)) continue;
+    // the nearest box that clips e: overflow other than visible, and e not wholly inside it
+    // (a box that holds e whole clips nothing of it, such as MathJax's svg of one stretched
+    // delimiter inside its formula's scrolling container)
+    const inside = (b) => r.left >= b.left - 1 && r.right <= b.right + 1;
     let box = e.parentElement;
-    while (box && getComputedStyle(box).overflowX === 'visible') box = box.parentElement;
+    while (box && (getComputedStyle(box).overflowX === 'visible'
+                   || inside(box.getBoundingClientRect()))) box = box.parentElement;
     const ox = box ? getComputedStyle(box).overflowX : 'visible';
     if (box && ['auto', 'scroll'].includes(ox) && fits(box.getBoundingClientRect())) continue;
     const where = box ? `${name(box)} (overflow-x ${ox})` : 'the page';

@@ -30,3 +30,32 @@ def test_page_fits_a_phone_and_200_percent_zoom(rel, site, base_url, small_scree
             harness.forget(page)
             page.close()
     assert problems == [], f"{rel}:\n" + "\n".join(problems)
+
+
+# Small pages for the check itself: what it must find, and what it must let pass.
+WIDE = '<div style="width:600px;height:10px;background:#000"></div>'
+CASES = {
+    "sticks out of the page": (WIDE, ["the page"]),
+    "cut off by a box that hides overflow": (
+        f'<div style="overflow:hidden;width:300px">{WIDE}</div>',
+        ["(overflow-x hidden)"],
+    ),
+    "scrolls inside a box that fits": (f'<div style="overflow-x:auto">{WIDE}</div>', []),
+    # a clipping box that holds the wide content whole, inside a scrolling box that fits
+    # (MathJax draws a stretched delimiter as an svg of its own inside the formula's box)
+    "held whole by a clipping box that scrolls with its container": (
+        f'<div style="overflow-x:auto"><div style="overflow:hidden;width:600px">{WIDE}</div></div>',
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_reflow_check_finds_what_sticks_out_and_passes_what_scrolls(case, playwright):
+    html, wanted = CASES[case]
+    with harness.browser_context(playwright, viewport={"width": 390, "height": 600}) as ctx:
+        page = ctx.new_page()
+        page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
+        found = page.evaluate(a11y.REFLOW_JS)["outside"]
+    assert [w for w in wanted if not any(w in f for f in found)] == [], found
+    assert bool(found) == bool(wanted), found
