@@ -56,35 +56,53 @@ def render_anywidgets(states: list[dict]) -> list[str]:
     return json.loads(run.stdout)
 
 
-def static_copy(models: dict, model_id: str) -> str:
-    """The static first view of widget ``model_id`` of a page's saved ``models``, as HTML to
-    put before its view script."""
+def anywidget_state(models: dict, model_id: str) -> dict:
+    """The saved state of anywidget model ``model_id`` of a page's saved ``models``."""
     m = models.get(model_id)
     if m is None:
         raise UnsupportedWidgetError(f"model {model_id} is not in the page's widget state")
     if m["model_module"] != "anywidget":
         raise UnsupportedWidgetError(f"{m['model_name']} is not an anywidget view")
-    (view,) = render_anywidgets([m["state"]])
+    return m["state"]
+
+
+def static_copy(model_id: str, view: str) -> str:
+    """The static first view ``view`` of widget ``model_id``, as HTML to put before its view
+    script."""
     return f'<div class="widget-subarea mha-static-widget" data-model-id="{model_id}">{view}</div>'
 
 
 def add_static_views(body: str, state: dict, where: str) -> tuple[str, int]:
-    """``body`` with a static copy before each widget view script; and how many were drawn."""
+    """``body`` with a static copy before each widget view script; and how many were drawn.
+    Every view of the page is drawn by one Node process."""
+    ids = [json.loads(html.unescape(m.group(1)))["model_id"] for m in VIEW_RE.finditer(body)]
+    states, problems = {}, {}
+    for model_id in ids:
+        try:
+            states[model_id] = anywidget_state(state["state"], model_id)
+        except (UnsupportedWidgetError, KeyError, TypeError) as e:
+            problems[model_id] = e
+    views: dict[str, str] = {}
+    if states:
+        try:
+            views = dict(zip(states, render_anywidgets(list(states.values())), strict=True))
+        except UnsupportedWidgetError as e:
+            problems |= dict.fromkeys(states, e)
+    for model_id, e in problems.items():
+        logger.warning(
+            f"static_widgets: {where}: widget {model_id} has no static first view ({e}): "
+            "the page shows it only once its module has run in the browser"
+        )
+
     drawn = 0
 
     def one(m: re.Match[str]) -> str:
         nonlocal drawn
         model_id = json.loads(html.unescape(m.group(1)))["model_id"]
-        try:
-            copy = static_copy(state["state"], model_id)
-        except (UnsupportedWidgetError, KeyError, TypeError) as e:
-            logger.warning(
-                f"static_widgets: {where}: widget {model_id} has no static first view ({e}): "
-                "the page shows it only once its module has run in the browser"
-            )
+        if model_id not in views:
             return m.group(0)
         drawn += 1
-        return copy + m.group(0)
+        return static_copy(model_id, views[model_id]) + m.group(0)
 
     return VIEW_RE.sub(one, body), drawn
 
