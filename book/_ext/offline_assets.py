@@ -34,6 +34,8 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   long inline code wrap on narrow screens.
 * ``a11y_html.py`` (set up from here, so ``_config.yml`` names one local extension) fixes
   two accessibility errors in HTML that myst-nb and docutils write into page bodies.
+* ``theme_icons.py`` (set up from here too) cuts the theme's Font Awesome CSS and webfonts down
+  to the icons the book shows.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
 
@@ -136,6 +138,7 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
+    app.setup_extension("theme_icons")
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_static_files)
