@@ -418,6 +418,17 @@ def press(page, locator, key: str, timeout_ms: int = 15_000) -> None:
     page.wait_for_function(VIEWS_CHANGED_JS, arg=before, timeout=timeout_ms, polling="raf")
 
 
+def live_view(page, selector: str, key: str, value: str, timeout_ms: int = 30_000) -> None:
+    """Wait until the view at ``selector`` is the live one (its module has run: not the static
+    first copy drawn at build time) and its ``data-<key>`` is ``value``."""
+    page.wait_for_function(
+        "([sel, key, value]) => { const v = document.querySelector(sel);"
+        " return !!v && !v.closest('.mha-static-widget') && v.dataset[key] === value; }",
+        arg=[selector, key, value],
+        timeout=timeout_ms,
+    )
+
+
 def painted(page) -> None:
     """Wait until ``page`` is drawn as it will stay (:data:`PAINTED_JS`): before a picture."""
     page.evaluate(PAINTED_JS)

@@ -143,11 +143,7 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
     rel = "notebooks/01_one_budget.html"
     link = "#heads-1:dk=27,seed=7,word=4"
     with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
-        page.wait_for_function(
-            "() => { const v = document.querySelector('.mha-heads-view .mha-view');"
-            " return v && !v.closest('.mha-static-widget') && v.dataset.dk === '27'; }",
-            timeout=30_000,
-        )
+        harness.live_view(page, ".mha-heads-view .mha-view", "dk", "27")
         attrs = _attrs(page)
         assert [(a["view"], a["dk"]) for a in attrs] == [("rows", "27"), ("heads", "27")]
         assert attrs[0]["word"] == "4" and {a["seed"] for a in attrs} == {"7"}
@@ -191,11 +187,7 @@ def test_the_concatenation_wraps_by_head_and_its_numbers_stay_apart(playwright, 
         page = ctx.new_page()
         page.goto(base_url + rel + "#heads-1:h=4,dk=9", wait_until="load")
         harness.settle(page)
-        page.wait_for_function(
-            "() => { const v = document.querySelector('.mha-heads-view .mha-view');"
-            " return v && !v.closest('.mha-static-widget') && v.dataset.dk === '9'; }",
-            timeout=30_000,
-        )
+        harness.live_view(page, ".mha-heads-view .mha-view", "dk", "9")
         fits = page.evaluate(CONCAT_FIT_JS)
     assert len(fits) == 1, fits
     assert fits[0]["out"] == 0 and not fits[0]["scrolls"], fits

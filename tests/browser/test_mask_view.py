@@ -121,11 +121,7 @@ def test_controls_are_named_and_show_focus(chapter6):
 def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
     link = "#mask-1:mask=window,window=3"
     with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
-        page.wait_for_function(
-            f"() => {{ const v = document.querySelector('{VIEW}');"
-            " return v && !v.closest('.mha-static-widget') && v.dataset.radius === '3'; }",
-            timeout=30_000,
-        )
+        harness.live_view(page, VIEW, "radius", "3")
         assert {k: _attrs(page)[k] for k in ("mask", "radius")} == {"mask": "window", "radius": "3"}
         radius = page.locator(f"{VIEW} input[data-control=radius]")
         assert radius.input_value() == "3" and not radius.is_disabled()

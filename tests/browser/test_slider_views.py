@@ -117,11 +117,7 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
     rel = "notebooks/01_one_budget.html"
     link = "#budget-1:tilt=+2.5"
     with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
-        page.wait_for_function(
-            "() => { const v = document.querySelector('.mha-budget-view .mha-view');"
-            " return v && !v.closest('.mha-static-widget') && v.dataset.tilt === '2.5'; }",
-            timeout=30_000,
-        )
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "2.5")
         assert _problems(page, rel)[0] == []
         assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
         harness.press(page, page.locator(".mha-budget-view input[data-control=tilt]"), "ArrowRight")

@@ -158,12 +158,7 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
     rel = "notebooks/05_what_heads_learn.html"
     link = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off=2"
     with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
-        page.wait_for_function(
-            "() => { const v = document.querySelector("
-            "'.mha-trained-view [data-view=trained-rows]');"
-            " return v && !v.closest('.mha-static-widget') && v.dataset.seed === '7'; }",
-            timeout=30_000,
-        )
+        harness.live_view(page, ".mha-trained-view [data-view=trained-rows]", "seed", "7")
         rows = _rows(page)
         assert (rows["h"], rows["dk"], rows["sentence"]) == ("2", "12", "the dog bit the hen")
         assert (rows["word"], rows["off"]) == ("4", "1")
