@@ -115,7 +115,7 @@ STYLE = """<style>
 .mha-view table.mha-heat th{font-weight:normal;padding:1px 4px;font-size:12px}
 .mha-view table.mha-heat tr.mha-hl td{outline:2px solid #d55e00;outline-offset:-2px}
 .mha-view .mha-bar{display:flex;align-items:center;gap:6px;height:18px}
-.mha-view .mha-bar-word{width:54px;text-align:right}
+.mha-view .mha-bar-word{flex:none;min-width:5.5em;text-align:right;white-space:nowrap}
 .mha-view .mha-bar-track{display:inline-block;width:120px;height:12px;background:#8883}
 .mha-view .mha-bar-fill{display:block;height:12px}
 .mha-view .mha-costs td,.mha-view .mha-costs th{padding:1px 8px;text-align:right}
