@@ -125,7 +125,7 @@ def removal_table(removals: list[Removal]) -> str:
     solve the task without the head they need least, with its Wilson 95 % interval."""
     lines = [
         "| heads h | width d_k | runs solved | both right, all heads: mean "
-        "| one head off: lowest to highest | solved runs that survive losing a head "
+        "| one head off: lowest to highest | solved runs that survive losing some head "
         "| 95 % interval |",
         "|---:|---:|---:|---:|:---:|---:|:---:|",
     ]
