@@ -39,7 +39,9 @@ WEBFONTS = Path("vendor") / "fontawesome" / "webfonts"
 FA_NAME = re.compile(r"\bfa-[a-z0-9-]+")
 # One icon rule of Font Awesome's table: .fa-a:before,.fa-b:before{content:"\f0c9"}
 ICON_RULE = re.compile(r'((?:\.fa-[a-z0-9-]+:(?:before|after),?)+)\{content:"\\([0-9a-f]{4})"\}')
-DRAWN = re.compile(r'content:\s*"\\([0-9a-f]{4})"')
+# A glyph drawn by a CSS content rule at U+E000 or above, where Font Awesome puts its icons
+# (the Private Use Area); a content rule for any other character, an em dash, is text.
+DRAWN = re.compile(r'content:\s*"\\([ef][0-9a-f]{3})"')
 SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=[^*]*\*/")
 
 
@@ -72,7 +74,8 @@ def cut_css(css: str, names: set[str]) -> tuple[str, int]:
 
 
 def drawn_codepoints(css_texts: list[str]) -> set[int]:
-    """The code points that ``content:"\\fxxx"`` rules of these style sheets draw."""
+    """The icon code points (U+E000 to U+FFFF) that ``content:"\\fxxx"`` rules of these style
+    sheets draw."""
     return {int(cp, 16) for text in css_texts for cp in DRAWN.findall(text)}
 
 
