@@ -36,6 +36,9 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   two accessibility errors in HTML that myst-nb and docutils write into page bodies.
 * ``theme_icons.py`` (set up from here too) cuts the theme's Font Awesome CSS and webfonts down
   to the icons the book shows.
+* ``lean_pages.py`` (set up from here too) leaves out of each page what changes nothing on
+  it: code spans that draw plain text, unused theme CSS rules, sphinx-design's files and the
+  search scripts of search-as-you-type.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
 
@@ -139,6 +142,7 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 def setup(app: Sphinx) -> dict:
     app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
     app.setup_extension("theme_icons")
+    app.setup_extension("lean_pages")
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_static_files)

@@ -16,6 +16,9 @@ At ``build-finished`` this extension
   ``_static`` still draws (``content:"\\f09b"``: the icon rules kept, sphinx-book-theme's
   ``\\f107``).
 
+The CSS is then purged of every other rule that selects nothing on the site
+(``lean_pages.purge_css``: most of Bootstrap).
+
 It always starts from the theme's files in its installed package, never from a previous
 build's output. A code point the CSS draws that no font holds fails the build. ``test_pages``
 checks in the browser that every visible icon is drawn by its font's own glyph, and that the
@@ -28,6 +31,7 @@ import re
 from itertools import chain
 from pathlib import Path
 
+from lean_pages import purge_css, words_in_use  # book/_ext/ is on sys.path
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -65,12 +69,17 @@ def used_names(outdir: Path) -> set[str]:
 def cut_css(css: str, names: set[str]) -> tuple[str, int]:
     """``css`` without the icon rules that select none of ``names``; and how many were dropped."""
 
+    dropped = 0
+
     def keep(m: re.Match[str]) -> str:
-        return m.group(0) if set(FA_NAME.findall(m.group(1))) & names else ""
+        nonlocal dropped
+        if set(FA_NAME.findall(m.group(1))) & names:
+            return m.group(0)
+        dropped += 1
+        return ""
 
     out, _ = SOURCE_MAP.subn("", css)  # the theme's map describes the uncut file
-    kept = ICON_RULE.sub(keep, out)
-    return kept, len(ICON_RULE.findall(out)) - len(ICON_RULE.findall(kept))
+    return ICON_RULE.sub(keep, out), dropped
 
 
 def drawn_codepoints(css_texts: list[str]) -> set[int]:
@@ -106,6 +115,9 @@ def cut_icons(app: Sphinx, exception: Exception | None) -> None:
     css, dropped = cut_css(
         (source / THEME_CSS).read_text(encoding="utf-8"), used_names(Path(app.outdir))
     )
+    # then every other rule that selects nothing on the site (lean_pages.py: Bootstrap's)
+    size = len(css)
+    css, purged = purge_css(css, *words_in_use(Path(app.outdir)))
     (static_out / THEME_CSS).write_text(css, encoding="utf-8")
 
     others = [
@@ -127,7 +139,8 @@ def cut_icons(app: Sphinx, exception: Exception | None) -> None:
         )
     logger.info(
         f"theme_icons: {len(wanted)} icons kept, {dropped} icon rules dropped; "
-        f"webfonts {before:,} -> {after:,} bytes"
+        f"webfonts {before:,} -> {after:,} bytes; {purged} unused rules dropped, "
+        f"theme CSS {size:,} -> {len(css):,} characters"
     )
 
 

@@ -21,8 +21,14 @@ trip is counted):
 * ``all_widgets_ms``: navigation start -> every saved widget view is rendered by the site's
   anywidget host, live (no static first view left);
 * ``key_to_view_ms``: for each key press on a slider (a live native range input of a view
-  computed in the browser), the ``keydown``
-  event -> the DOM mutation after which the visible views differ (a MutationObserver);
+  computed in the browser), the ``keydown`` event's time stamp -> the first DOM change inside
+  a view (a MutationObserver: it runs once the handlers that recomputed and redrew it
+  returned);
+* ``key_to_paint_ms``: the same time stamp -> the next frame painted after that change
+  (a ``requestAnimationFrame`` callback, then the task after it), what the reader waits;
+* ``step_work_ms``: compute + draw, the issue's "one control step": ``key_to_view_ms`` plus
+  that frame's own work (its ``requestAnimationFrame`` callback -> painted: style, layout,
+  paint), without the idle wait for the frame to start;
 * ``throttled_all_widgets_ms``: ``all_widgets_ms`` again, in a second load of the page with
   the CPU slowed 4x by DevTools (``Emulation.setCPUThrottlingRate``), as on a mid-range phone;
 * ``page_bytes``: the page and everything it loaded (uncompressed, as served);
@@ -44,16 +50,18 @@ from tests.browser import harness
 
 INIT_JS = """
 (() => {
-  const sig = () => JSON.stringify(Array.from(document.querySelectorAll('.mha-view'))
-      .filter((v) => v.checkVisibility()).map((v) => v.outerHTML.length + v.getAttributeNames()
-      .filter((n) => n.startsWith('data-')).map((n) => n + '=' + v.getAttribute(n)).join()));
   window.__mha = {firstSeen: null, firstView: null, allWidgets: null, presses: []};
   const complete = (v) => {  // the parser has gone past the view's end tag
     for (let e = v; e; e = e.parentElement) if (e.nextSibling) return true;
     return document.readyState !== 'loading';
   };
   const shown = (v) => v.checkVisibility({visibilityProperty: true, opacityProperty: true});
-  const check = () => {
+  const isView = (n) => n.nodeType === 1
+      && (n.matches('.mha-view') || !!n.querySelector('.mha-view'));
+  const inView = (n) => { const e = n.nodeType === 1 ? n : n.parentElement;
+                          return !!(e && e.closest('.mha-view')); };
+  const touches = (r) => inView(r.target) || Array.from(r.addedNodes).some(isView);
+  const check = (records) => {
     const m = window.__mha;
     if (m.firstSeen === null && document.querySelector('.mha-view')
         && Array.from(document.querySelectorAll('.mha-view')).some(
@@ -73,13 +81,22 @@ INIT_JS = """
           && s.previousElementSibling.classList.contains('widget-subarea')
           && s.previousElementSibling.childElementCount > 0)) m.allWidgets = performance.now();
     }
+    // A press: its view has changed (the handler has run: observers run after it) ...
     const p = m.presses[m.presses.length - 1];
-    if (p && p.changed === null && sig() !== p.before) p.changed = performance.now();
+    if (p && p.changed === null && records.some(touches)) {
+      p.changed = performance.now();
+      requestAnimationFrame(() => {  // ... and the next frame starts, then is painted
+        p.frame = performance.now();
+        const after = new MessageChannel();
+        after.port1.onmessage = () => { p.painted = performance.now(); };
+        after.port2.postMessage(null);
+      });
+    }
   };
   new MutationObserver(check).observe(document, {subtree: true, childList: true,
                                                  attributes: true, characterData: true});
-  document.addEventListener('keydown', () => {
-    window.__mha.presses.push({t0: performance.now(), before: sig(), changed: null});
+  document.addEventListener('keydown', (e) => {
+    window.__mha.presses.push({t0: e.timeStamp, changed: null, frame: null, painted: null});
   }, true);
 })();
 """
@@ -161,13 +178,18 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
                 page.keyboard.press(key)
                 page.wait_for_function(
                     "() => { const p = window.__mha.presses.at(-1);"
-                    " return p && p.changed !== null; }",
+                    " return p && p.painted !== null; }",
                     timeout=5000,
                 )
         m = page.evaluate("() => window.__mha")
     finally:
         page.close()
-    lat = [p["changed"] - p["t0"] for p in m["presses"] if p["changed"] is not None]
+    done = [p for p in m["presses"] if p["painted"] is not None]
+    lat = [p["changed"] - p["t0"] for p in done]
+    paint = [p["painted"] - p["t0"] for p in done]
+    # compute + draw: until the view changed, then the frame's own work (style, layout,
+    # paint), without the wait for that frame to start
+    work = [(p["changed"] - p["t0"]) + (p["painted"] - p["frame"]) for p in done]
     throttled = _throttled_live_ms(ctx, base, rel) if m["allWidgets"] is not None else None
     resources = sorted(w["res"], key=lambda r: -r[1])
     return {
@@ -179,6 +201,8 @@ def _measure_page(ctx, base: str, rel: str, presses: int, site: Path = harness.S
         "key_to_view_ms": lat,
         "key_to_view_median_ms": statistics.median(lat) if lat else None,
         "key_to_view_max_ms": max(lat) if lat else None,
+        "key_to_paint_ms": paint,
+        "step_work_ms": work,
         "page_bytes": w["doc"] + sum(r[1] for r in resources),
         "page_gzip_bytes": gzip_bytes(site, ["/" + rel, *(url for url, _ in resources)]),
         "requests": 1 + len(resources),
@@ -192,6 +216,17 @@ def measure_widgets(rel: str | None = None, presses: int = 10, site: Path = harn
     rel = rel or _first_widget_page(site)
     with harness.site_browser(site, viewport=VIEWPORT) as (ctx, base):
         return _measure_page(ctx, base, rel, presses, site)
+
+
+def _spread(key: str, values: list[float]) -> dict:
+    """``key``'s median, p95 and max over ``values`` (sorted), as ``key_median`` etc."""
+    if not values:
+        return {f"{key}_{k}": None for k in ("median", "p95", "max")}
+    return {
+        f"{key}_median": statistics.median(values),
+        f"{key}_p95": values[int(0.95 * (len(values) - 1))],
+        f"{key}_max": values[-1],
+    }
 
 
 def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
@@ -210,6 +245,8 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
             for text in [(site / rel).read_text(encoding="utf-8")]
         ]
     switches = sorted(x for p in per_page for x in p["key_to_view_ms"])
+    paints = sorted(x for p in per_page for x in p["key_to_paint_ms"])
+    works = sorted(x for p in per_page for x in p["step_work_ms"])
     renders = [p["first_view_ms"] for p in per_page if p["first_view_ms"] is not None]
     live = [p["all_widgets_ms"] for p in per_page if p["all_widgets_ms"] is not None]
     slow = [p["throttled_all_widgets_ms"] for p in per_page if p["throttled_all_widgets_ms"]]
@@ -221,6 +258,8 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "static_switch_ms_median": statistics.median(switches) if switches else None,
         "static_switch_ms_p95": switches[int(0.95 * (len(switches) - 1))] if switches else None,
         "static_switch_ms_max": switches[-1] if switches else None,
+        **_spread("key_to_paint_ms", paints),
+        **_spread("step_work_ms", works),
         "first_render_s": statistics.median(renders) / 1000 if renders else None,
         "first_render_s_max": max(renders) / 1000 if renders else None,
         "all_widgets_live_s": statistics.median(live) / 1000 if live else None,

@@ -7,7 +7,7 @@ build time with no error and no math runtime loaded (MATH_JS); labelled equation
 numbered; widget labels typeset; widget text readable and figures and widget views on
 white in dark mode; reader features (sidebar, prev/next, search, copy buttons, .ipynb
 download, Binder/Colab launch links, a references page with entries) present; the page
-with all it loaded weighs under MAX_PAGE_BYTES (chapter 5: OVER_BUDGET); the theme's icons
+with all it loaded weighs under MAX_PAGE_BYTES; the theme's icons
 are drawn (Font Awesome glyphs from the theme's CSS and webfonts, cut down to those icons at
 build time).
 """
@@ -25,13 +25,12 @@ PAGES = harness.or_missing(harness.book_pages())
 # The page and everything it loaded (bytes as served: http.server does not compress). No page
 # loads a widget manager (book/_ext/widget_loader.py's host draws the widgets) or a math
 # runtime (book/_ext/build_math.py typesets the math at build time), and the theme's Font
-# Awesome CSS and webfonts hold only the book's icons (book/_ext/theme_icons.py): what a page
-# loads is the theme (about 0.7 MB: its CSS 0.31 MB, bootstrap.js 0.08 MB) and the page.
-# Measured at theme_icons's commit: chapter 1 1,481,151 bytes, chapter 2 1,470,963 (the
-# largest under the 1.5 MB goal); chapter 5 1,936,831, whose HTML (1.09 MB) holds every
-# trained run's weights (0.32 MB) and 94 highlighted code cells (0.34 MB).
+# Awesome CSS and webfonts hold only the book's icons (book/_ext/theme_icons.py), and a page
+# loads no theme CSS rule, script or code span that changes nothing on it
+# (book/_ext/lean_pages.py): what a page loads is the theme (about 0.37 MB) and the page.
+# Measured at lean_pages's commit: chapter 5 1,441,590 bytes (the largest; 1,936,831 before
+# it), chapter 2 1,084,000; every other page under 1.1 MB.
 MAX_PAGE_BYTES = 1_500_000
-OVER_BUDGET = {"notebooks/05_what_heads_learn.html": 2_000_000}
 # The ipywidgets HTML manager's scripts, which the site used to load on widget pages.
 MANAGER_FILES = ("embed.js", "require.js", "mha-libembed-amd.js")
 
@@ -148,8 +147,7 @@ def test_page_loads_clean_offline(rel, site, base_url, open_page):
     w = page.evaluate(WEIGHT_JS)
     weight = w["doc"] + sum(size for _, size in w["res"])
     largest = sorted(w["res"], key=lambda r: -r[1])[:4]
-    budget = OVER_BUDGET.get(rel, MAX_PAGE_BYTES)
-    assert weight < budget, f"{rel}: {weight} bytes loaded; largest: {largest}"
+    assert weight < MAX_PAGE_BYTES, f"{rel}: {weight} bytes loaded; largest: {largest}"
     names = [url.split("?")[0].rsplit("/", 1)[-1] for url, _ in w["res"]]
     assert not set(names) & set(MANAGER_FILES), f"{rel}: a widget manager loaded: {names}"
 

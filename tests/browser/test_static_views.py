@@ -78,15 +78,22 @@ SCREENS = {
 }
 
 
-# Every page with widgets loads our anywidget host (book/_ext/widget_loader.py), which draws
-# the views once the page's HTML is parsed: as it is served to the test, the host sees the
-# document still loading, and the one "DOMContentLoaded" listener it then registers, its
-# renderer, is kept in window.__mhaRenderWidgets, which runs it when the test calls it. The
+# Every page with widgets loads our anywidget host (book/_ext/widget_loader.py) in its head,
+# and the host draws each view as soon as the parser has read it (a MutationObserver), the
+# rest at "DOMContentLoaded". As it is served to the test, the host is wrapped so that it
+# draws nothing until the test says so: while it sets itself up, its MutationObserver is one
+# that watches nothing, and the one "DOMContentLoaded" listener it registers (which draws
+# every view) is kept in window.__mhaRenderWidgets, which runs it when the test calls it. The
 # rest of the host (its answer to a press on a static copy) runs as usual.
 HOST_JS = "**/_static/mha-anywidget-host.js*"
 HOLD_HOST_BEFORE = """
 (function () {
   var add = document.addEventListener;
+  window.__mhaObserver = window.MutationObserver;
+  window.MutationObserver = function () {
+    var none = function () {};
+    return { observe: none, disconnect: none, takeRecords: function () { return []; } };
+  };
   Object.defineProperty(document, "readyState", { value: "loading", configurable: true });
   document.addEventListener = function (type, listener, options) {
     if (type !== "DOMContentLoaded") return add.call(this, type, listener, options);
@@ -95,7 +102,7 @@ HOLD_HOST_BEFORE = """
   };
 })();
 """
-HOLD_HOST_AFTER = "\n;delete document.readyState;\n"
+HOLD_HOST_AFTER = "\n;delete document.readyState; MutationObserver = window.__mhaObserver;\n"
 AREAS = ".cell_output:has(> .widget-subarea)"
 
 

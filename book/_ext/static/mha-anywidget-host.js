@@ -7,8 +7,9 @@
  * render({model, el}) draws into an element and talks to its model through get, set,
  * save_changes, on and off. On the site there is no kernel, so the model is the saved
  * state of the page (myst-nb's <script type="application/vnd.jupyter.widget-state+json">)
- * and nothing is sent anywhere. Once the HTML is parsed, for each
- * <script type="application/vnd.jupyter.widget-view+json"> of the page:
+ * and nothing is sent anywhere. For each <script type="application/vnd.jupyter.widget-view+json">
+ * of the page, as soon as the parser has read it (this script runs in the head, not deferred,
+ * and watches the parser's additions; the rest of the page need not have arrived):
  *
  * 1. the view is drawn into a div.widget-subarea of its own (the class JupyterLab's output
  *    areas give a widget, which mha-book.css and the views' permalinks find);
@@ -167,11 +168,27 @@
     }, 2500);
   }
 
-  function renderAll() {
-    var saved = document.querySelector(STATE);
-    if (!saved) return;
-    var models = JSON.parse(saved.textContent).state;
+  // ---- Each view is drawn as soon as the parser has read it (1) ----
+  // This script is loaded in the page's head, after the saved state, without defer: a view's
+  // first module import starts while the rest of the page is still being parsed, and a
+  // view near the top is live before the page's last line has arrived. A view script is
+  // ready once the parser has gone past its end (a node follows it, or parsing is done).
+  var models = null;
+  var started = new Set();
+  function parsedPast(node) {
+    if (document.readyState !== "loading") return true;
+    for (var e = node; e; e = e.parentNode) if (e.nextSibling) return true;
+    return false;
+  }
+  function renderReady() {
+    if (!models) {
+      var saved = document.querySelector(STATE);
+      if (!saved || !parsedPast(saved)) return;
+      models = JSON.parse(saved.textContent).state;
+    }
     document.querySelectorAll(VIEW).forEach(function (script) {
+      if (started.has(script) || !parsedPast(script)) return;
+      started.add(script);
       Promise.resolve()
         .then(function () {
           return renderOne(script, models);
@@ -182,6 +199,12 @@
     });
   }
 
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", renderAll);
-  else renderAll();
+  if (document.readyState === "loading") {
+    var watcher = new MutationObserver(renderReady); // each batch the parser adds
+    watcher.observe(document.documentElement, { childList: true, subtree: true });
+    document.addEventListener("DOMContentLoaded", function () {
+      watcher.disconnect();
+      renderReady();
+    });
+  } else renderReady();
 })();
