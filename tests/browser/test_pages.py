@@ -27,9 +27,9 @@ PAGES = harness.or_missing(harness.book_pages())
 # runtime (book/_ext/build_math.py typesets the math at build time), and the theme's Font
 # Awesome CSS and webfonts hold only the book's icons (book/_ext/theme_icons.py), and a page
 # loads no theme CSS rule, script or code span that changes nothing on it
-# (book/_ext/lean_pages.py): what a page loads is the theme (about 0.37 MB) and the page.
-# Measured at lean_pages's commit: chapter 5 1,441,590 bytes (the largest; 1,936,831 before
-# it), chapter 2 1,084,000; every other page under 1.1 MB.
+# (book/_ext/lean_pages.py): what a page loads is the theme (about 0.36 MB) and the page.
+# Measured (make bench) after lean_pages: chapter 5 1,442,732 bytes (the largest; 1,936,831
+# before it), chapter 2 1,085,500, chapter 1 1,082,258; every other page under 1.03 MB.
 MAX_PAGE_BYTES = 1_500_000
 # The ipywidgets HTML manager's scripts, which the site used to load on widget pages.
 MANAGER_FILES = ("embed.js", "require.js", "mha-libembed-amd.js")
