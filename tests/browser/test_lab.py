@@ -434,6 +434,31 @@ def heads_view_problems(page) -> list[str]:
 # The views computed in the browser that a chapter shows in JupyterLab, beyond the heads and
 # mask views above: what the chapter's source calls, the view's host, the range control a key
 # moves, and the view types whose numbers mha recomputes (expected.view_problems).
+# The word pickers of the heads view and the trained explorer (chapter 2), in a notebook.
+HEADS_WORD = ".jp-OutputArea-output .mha-heads-view select[data-control=word]"
+TRAINED_WORD = ".jp-OutputArea-output .mha-trained-view select[data-control=word]"
+PICKED_JS = "(e) => e.selectedOptions[0].text"
+
+
+def shared_word_problems(page) -> list[str]:
+    """A word picked in the heads view is picked in the trained explorer of the same notebook
+    too (view_link.mjs, shareWord), as on the site (test_trained_view)."""
+    heads, trained = page.locator(HEADS_WORD), page.locator(TRAINED_WORD)
+    if heads.count() != 1 or trained.count() != 1:
+        return [f"{heads.count()} heads view and {trained.count()} trained view word pickers"]
+    if trained.evaluate(PICKED_JS) == "mouse":
+        return ["the trained view shows mouse before the pick"]
+    heads.select_option(label="mouse")
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            "(e) => e.selectedOptions[0].text === 'mouse'",
+            arg=trained.element_handle(),
+            timeout=10_000,
+        )
+    picked = trained.evaluate(PICKED_JS)
+    return [] if picked == "mouse" else [f"the trained view kept {picked!r} after mouse was picked"]
+
+
 MOVED_VIEWS = {
     "trained_view(": (".mha-trained-view", "seed", {"trained-rows", "trained-metrics"}),
     "exercise_view(": (".mha-exercise-view", "q_verb", {"exercise"}),
@@ -550,6 +575,8 @@ def test_chapter_reads_cleanly_after_run_all(lab_page, path: str) -> None:
             assert mask_view_problems(page) == [], path
         if "heads_view(" in source:
             assert heads_view_problems(page) == [], path
+        if "heads_view(" in source and "trained_view(" in source:
+            assert shared_word_problems(page) == [], path
         for call, (host, control, views) in MOVED_VIEWS.items():
             if call in source:
                 assert moved_view_problems(page, host, control, views) == [], path
