@@ -192,3 +192,26 @@ def test_fmt_list_joins_values_as_an_english_list() -> None:
     assert repr(fmt_list([0.31, 0.5], ".1f")) == "0.3 and 0.5"
     with pytest.raises(ValueError):
         fmt_list([])
+
+
+@pytest.mark.parametrize(
+    ("value", "spec", "low", "high"),
+    [
+        (0.906, ".2f", "0.90", "0.91"),  # "at least 0.91" would be false
+        (0.222, ".2f", "0.22", "0.23"),  # "at most 0.22" would be false
+        (0.35, ".2f", "0.35", "0.35"),  # exact at the digits shown: no step either way
+        (0.1, ".3f", "0.100", "0.100"),  # binary 0.1 is not taken for more than 0.1
+        (7.91e-3, ".1e", "7.9e-03", "8.0e-03"),
+        (9.96e-3, ".1e", "9.9e-03", "1.0e-02"),  # a carry into a new leading digit
+        (-0.906, ".2f", "-0.91", "-0.90"),
+    ],
+)
+def test_bounds_in_the_prose_round_so_that_they_stay_true(value, spec, low, high) -> None:
+    from decimal import Decimal
+
+    from mha.views.text import at_least, at_most
+
+    assert (repr(at_least(value, spec)), repr(at_most(value, spec))) == (low, high)
+    assert Decimal(low) <= Decimal(repr(value)) <= Decimal(high)
+    with pytest.raises(ValueError, match=r"'\.2g'"):
+        at_least(value, ".2g")

@@ -65,3 +65,16 @@ def test_flatten_keeps_words_and_drops_only_layout() -> None:
     wrapped = "> **One softmax row cannot give\n> two words most of its weight at once.**"
     assert statement in flatten(wrapped)
     assert statement not in flatten(wrapped.replace("cannot", "can not"))
+
+
+def test_the_thesis_quotes_the_runs_it_summarises() -> None:
+    """The counts the thesis states in words are those of the stored runs: the step at which
+    solutions are counted, and the seeds each tied-values setting was trained from."""
+    from mha.training import variants
+    from mha.training.loop import RunConfig
+
+    statement = thesis()
+    steps = RunConfig(h=1, d_k=12, seed=0).steps
+    assert f"after {steps} steps" in statement, statement
+    words = {10: "ten", 20: "twenty"}
+    assert f"with {words[len(variants.TIED_SEEDS)]} seeds a setting" in statement, statement

@@ -25,6 +25,10 @@ assets. Chapter 5 weighed 1.94 MB, and about 0.5 MB of it changed nothing the re
   for search-as-you-type, which this book leaves off (the search page loads its own).
   ``templates/layout.html`` passes the theme's head through :func:`drop_search_scripts`.
 
+``templates/layout.html`` also passes the theme's css block through
+:func:`drop_fontawesome_js`, which ``offline_assets.py`` explains; both of its filters are
+registered here.
+
 Each step warns when what it removes is not where it expects (the ``-W`` build then fails),
 so a theme or Sphinx update cannot silently turn it into a no-op or break a page.
 ``tests/browser/test_pages.py`` holds every page to its size budget, and the browser tests
@@ -240,10 +244,35 @@ def drop_search_scripts(
     return Markup(out)
 
 
-def add_filter(app: Sphinx) -> None:
+FONTAWESOME_JS = re.compile(
+    r'\s*<script\b[^>]*\bsrc="[^"]*/scripts/fontawesome\.js[^"]*"[^>]*>\s*</script>'
+)
+
+
+def drop_fontawesome_js(html: str) -> Markup:
+    """Jinja filter (``templates/layout.html``): the theme's css block without fontawesome.js
+    (why: ``offline_assets.py``)."""
+    out, n = FONTAWESOME_JS.subn("", str(html))
+    if n == 0:
+        warn_once(
+            "fontawesome",
+            "the theme's css block has no fontawesome.js script tag to drop "
+            "(pydata-sphinx-theme changed?): check templates/layout.html",
+        )
+    return Markup(out)
+
+
+# The filters that templates/layout.html applies, by the names it uses.
+TEMPLATE_FILTERS = {
+    "mha_drop_fontawesome_js": drop_fontawesome_js,
+    "mha_drop_search_scripts": drop_search_scripts,
+}
+
+
+def add_template_filters(app: Sphinx) -> None:
     templates = getattr(app.builder, "templates", None)
     if templates is not None and hasattr(templates, "environment"):
-        templates.environment.filters["mha_drop_search_scripts"] = drop_search_scripts
+        templates.environment.filters.update(TEMPLATE_FILTERS)
 
 
 def check_plain_classes(app: Sphinx, exception: Exception | None) -> None:
@@ -262,7 +291,7 @@ def check_plain_classes(app: Sphinx, exception: Exception | None) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", use_plain_tokens)
-    app.connect("builder-inited", add_filter)
+    app.connect("builder-inited", add_template_filters)
     app.connect("html-page-context", drop_unused_design)
     app.connect("build-finished", check_plain_classes)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -25,10 +25,10 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   the same way; ``var`` may be redeclared, so it is harmless.)
 * pydata-sphinx-theme's ``fontawesome.js`` (1.5 MB: Font Awesome's JS, which replaces every
   ``<i class="fa-...">`` icon by an SVG) is not loaded: ``templates/layout.html`` (ours)
-  filters its script tag out of the theme's css block. The theme's CSS already holds Font
-  Awesome 6's icon rules and ``@font-face``s for the webfonts it ships in
-  ``_static/vendor/fontawesome``, so the icons are drawn as font glyphs (the theme needs the
-  JS only for custom icons, which the book has none of).
+  filters its script tag out of the theme's css block (the filter is in ``lean_pages.py``).
+  The theme's CSS already holds Font Awesome 6's icon rules and ``@font-face``s for the
+  webfonts it ships in ``_static/vendor/fontawesome``, so the icons are drawn as font
+  glyphs (the theme needs the JS only for custom icons, which the book has none of).
 * ``static/mha-book.css`` (ours) keeps figures readable in dark mode and the theme's icons
   in Font Awesome 6 on widget pages, gives links WCAG AA contrast in tinted boxes and lets
   long inline code wrap on narrow screens.
@@ -44,11 +44,9 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
-from markupsafe import Markup
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
@@ -80,31 +78,6 @@ def copy_static_files(app: Sphinx) -> None:
         shutil.copy2(src, dst)
         copied += 1
     logger.info(f"offline_assets: {copied} file(s) updated in {outdir}/_static")
-
-
-FONTAWESOME_JS = re.compile(
-    r'\s*<script\b[^>]*\bsrc="[^"]*/scripts/fontawesome\.js[^"]*"[^>]*>\s*</script>'
-)
-_missing_fontawesome_js_reported = False
-
-
-def drop_fontawesome_js(html: str) -> Markup:
-    """Jinja filter (templates/layout.html): the theme's css block without fontawesome.js."""
-    global _missing_fontawesome_js_reported
-    out, n = FONTAWESOME_JS.subn("", str(html))
-    if n == 0 and not _missing_fontawesome_js_reported:
-        _missing_fontawesome_js_reported = True
-        logger.warning(
-            "offline_assets: the theme's css block has no fontawesome.js script tag to drop "
-            "(pydata-sphinx-theme changed?): check templates/layout.html"
-        )
-    return Markup(out)
-
-
-def add_template_filters(app: Sphinx) -> None:
-    templates = getattr(app.builder, "templates", None)
-    if templates is not None and hasattr(templates, "environment"):
-        templates.environment.filters["mha_drop_fontawesome_js"] = drop_fontawesome_js
 
 
 def check_config(app: Sphinx, config) -> None:
@@ -146,6 +119,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_static_files)
-    app.connect("builder-inited", add_template_filters)
     app.add_css_file("mha-book.css")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

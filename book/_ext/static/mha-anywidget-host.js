@@ -180,13 +180,13 @@
     for (var e = node; e; e = e.parentNode) if (e.nextSibling) return true;
     return false;
   }
-  function renderReady() {
+  function renderReady(scripts) {
     if (!models) {
       var saved = document.querySelector(STATE);
       if (!saved || !parsedPast(saved)) return;
       models = JSON.parse(saved.textContent).state;
     }
-    document.querySelectorAll(VIEW).forEach(function (script) {
+    Array.prototype.forEach.call(scripts, function (script) {
       if (started.has(script) || !parsedPast(script)) return;
       started.add(script);
       Promise.resolve()
@@ -200,11 +200,26 @@
   }
 
   if (document.readyState === "loading") {
-    var watcher = new MutationObserver(renderReady); // each batch the parser adds
+    // Only the view scripts in each batch the parser adds are looked at (not the whole
+    // page each time); one stays waiting until the parser has gone past it.
+    var waiting = [];
+    var watcher = new MutationObserver(function (records) {
+      records.forEach(function (record) {
+        record.addedNodes.forEach(function (node) {
+          if (node.nodeType !== 1) return;
+          if (node.matches(VIEW)) waiting.push(node);
+          else if (node.firstElementChild) waiting.push.apply(waiting, node.querySelectorAll(VIEW));
+        });
+      });
+      renderReady(waiting);
+      waiting = waiting.filter(function (script) {
+        return !started.has(script);
+      });
+    });
     watcher.observe(document.documentElement, { childList: true, subtree: true });
     document.addEventListener("DOMContentLoaded", function () {
       watcher.disconnect();
-      renderReady();
+      renderReady(document.querySelectorAll(VIEW));
     });
-  } else renderReady();
+  } else renderReady(document.querySelectorAll(VIEW));
 })();

@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Callable, Sequence
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 
 from IPython.display import Markdown
 
@@ -26,6 +27,35 @@ class Shown(str):
 def fmt(value: object, spec: str = "") -> Shown:
     """``format(value, spec)`` as text for the prose: ``fmt(0.8347, ".2f")`` shows ``0.83``."""
     return Shown(format(value, spec))
+
+
+def _rounded(value: float, spec: str, rounding: str) -> Shown:
+    """``value`` shown to the digits of ``spec`` (".2f" or ".1e"), rounded in one direction."""
+    match = re.fullmatch(r"\.(\d+)([fe])", spec)
+    if match is None:
+        raise ValueError(f"a bound is shown as '.<digits>f' or '.<digits>e', not {spec!r}")
+    digits, kind = int(match[1]), match[2]
+    exact = Decimal(repr(float(value)))  # the shortest decimal that is this float
+    if kind == "e" and exact != 0:
+        # rounding can carry into a new leading digit (9.96e-3 up is 1.0e-2): round again
+        for _ in range(2):
+            step = Decimal(1).scaleb(exact.adjusted() - digits)
+            exact = exact.quantize(step, rounding=rounding)
+    elif kind == "f":
+        exact = exact.quantize(Decimal(1).scaleb(-digits), rounding=rounding)
+    return Shown(format(float(exact), spec))  # as fmt writes it: 1.0e-02, not 1.0e-2
+
+
+def at_least(value: float, spec: str) -> Shown:
+    """A lower bound for the prose ("at least", "or more"), rounded down so that it stays
+    true: ``at_least(0.906, ".2f")`` shows ``0.90``, where ``fmt`` would show ``0.91``."""
+    return _rounded(value, spec, ROUND_FLOOR)
+
+
+def at_most(value: float, spec: str) -> Shown:
+    """An upper bound for the prose ("at most", "no more than"), rounded up so that it stays
+    true: ``at_most(0.222, ".2f")`` shows ``0.23``, where ``fmt`` would show ``0.22``."""
+    return _rounded(value, spec, ROUND_CEILING)
 
 
 def fmt_list(values: Sequence[object], spec: str = "") -> Shown:
