@@ -39,7 +39,8 @@ def ablate(model: HeadsModel, batch: Sentences) -> torch.Tensor:
     the share of ``batch`` whose subject, object, and both nouns come out right.
     """
     models = [model, *(without_head(model, i) for i in range(model.h))]
-    rows = [[evaluate(m, batch)[k] for k in ACCURACIES] for m in models]
+    scores = [evaluate(m, batch) for m in models]  # one forward pass per model
+    rows = [[score[k] for k in ACCURACIES] for score in scores]
     return torch.tensor(rows, dtype=torch.float64)  # (h + 1, 3)
 
 
