@@ -431,9 +431,6 @@ def heads_view_problems(page) -> list[str]:
     return problems
 
 
-# The views computed in the browser that a chapter shows in JupyterLab, beyond the heads and
-# mask views above: what the chapter's source calls, the view's host, the range control a key
-# moves, and the view types whose numbers mha recomputes (expected.view_problems).
 # The word pickers of the heads view and the trained explorer (chapter 2), in a notebook.
 HEADS_WORD = ".jp-OutputArea-output .mha-heads-view select[data-control=word]"
 TRAINED_WORD = ".jp-OutputArea-output .mha-trained-view select[data-control=word]"
@@ -459,6 +456,9 @@ def shared_word_problems(page) -> list[str]:
     return [] if picked == "mouse" else [f"the trained view kept {picked!r} after mouse was picked"]
 
 
+# The views computed in the browser that a chapter shows in JupyterLab, beyond the heads and
+# mask views above: what the chapter's source calls, the view's host, the range control a key
+# moves, and the view types whose numbers mha recomputes (expected.view_problems).
 MOVED_VIEWS = {
     "trained_view(": (".mha-trained-view", "seed", {"trained-rows", "trained-metrics"}),
     "exercise_view(": (".mha-exercise-view", "q_verb", {"exercise"}),
