@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import torch
 
+import mha  # noqa: F401  before any test runs a torch kernel: mha asks for AVX2 ones (its __init__)
+
 
 @pytest.fixture(autouse=True)
 def _same_global_random_state() -> None:

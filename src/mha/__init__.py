@@ -88,6 +88,15 @@ For make lab:
     lab                the Jupyter server's contents manager: a chapter opens unmodified
 """
 
+import os
+
+# The stored training runs were made with PyTorch's AVX2 kernels, and chapter 5 and the tests
+# retrain some of them and compare the numbers exactly. On a CPU with AVX-512 PyTorch would
+# pick other kernels, which round differently (about 1e-6 relative after 400 steps), so the
+# package asks for AVX2 before torch runs its first kernel (torch reads this once, on first
+# use). A machine without AVX2 still rounds its own way; see the README.
+os.environ.setdefault("ATEN_CPU_CAPABILITY", "avx2")
+
 from mha.attention import (
     all_heads,
     causal_mask,
