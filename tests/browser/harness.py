@@ -434,6 +434,24 @@ def painted(page) -> None:
     page.evaluate(PAINTED_JS)
 
 
+def box_in_view(locator, frames: int = 60) -> dict:
+    """Scroll ``locator`` to the middle of the window; return its bounding box once it stays
+    put from one painted frame to the next. The site lets the browser skip sections far off screen
+    (content-visibility, book/_ext/static/mha-book.css), sized by an estimate until they are
+    drawn, so scrolling draws sections near the screen and can move what is below them."""
+    to_view = "(e) => e.scrollIntoView({block: 'center'})"
+    locator.evaluate(to_view)
+    box = locator.bounding_box()
+    for _ in range(frames):
+        painted(locator.page)
+        locator.evaluate(to_view)
+        again = locator.bounding_box()
+        if again == box:
+            return box
+        box = again
+    raise AssertionError(f"{locator} kept moving for {frames} frames")
+
+
 def settle(page, timeout_ms: int = TIMEOUT_MS) -> None:
     state = page.evaluate(SETTLE_JS, timeout_ms)
     if state != "ok":

@@ -3,7 +3,9 @@ window at 200 % zoom (a11y.SMALL_SCREENS says how each is emulated).
 
 At both, the page body never scrolls sideways, and whatever is wider than the screen
 (tables, widget views, code blocks, figures, display math) scrolls inside its own box,
-which fits the screen: nothing sticks out of the viewport or is cut off by it.
+which fits the screen: nothing sticks out of the viewport or is cut off by it. Nor is
+anything cut off by a section the site lets the browser skip while it is off screen
+(content-visibility clips, book/_ext/static/mha-book.css), at these sizes or on a desktop.
 """
 
 from __future__ import annotations
@@ -59,3 +61,33 @@ def test_the_reflow_check_finds_what_sticks_out_and_passes_what_scrolls(case, pl
         found = page.evaluate(a11y.REFLOW_JS)["outside"]
     assert [w for w in wanted if not any(w in f for f in found)] == [], found
     assert bool(found) == bool(wanted), found
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_no_section_cuts_anything_off_on_a_desktop(rel, site, base_url, playwright):
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        page = ctx.new_page()
+        harness.goto(page, base_url, rel, site)
+        assert a11y.clipped(page) == []
+
+
+SECTION = '<section style="content-visibility:auto;width:{}px">{}</section>'
+CLIP_CASES = {
+    "reaches past a section": (SECTION.format(300, WIDE), True),
+    "scrolls inside a box of the section": (
+        SECTION.format(300, f'<div style="overflow-x:auto">{WIDE}</div>'),
+        False,
+    ),
+    "fits the section": (SECTION.format(700, WIDE), False),
+}
+
+
+@pytest.mark.parametrize("case", CLIP_CASES)
+def test_the_clip_check_finds_what_a_section_cuts_off(case, playwright):
+    html, cut = CLIP_CASES[case]
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 600}) as ctx:
+        page = ctx.new_page()
+        page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
+        found = a11y.clipped(page)
+    assert bool(found) == cut, found
+    assert all("cut off by section" in f for f in found), found

@@ -120,7 +120,11 @@ def _hold_host(route) -> None:
 # clone, chapter 2's explorer came out with its controls over its bars in one picture and
 # under its tables in the other, though its HTML was the same; on a phone the skip link
 # showed over a view in one picture of two.
-STILL_CSS = ".mha-controls { position: static !important; }"
+STILL_CSS = (
+    ".mha-controls { position: static !important; }"
+    # every section drawn, so that none changes size (from its estimate) between the pictures
+    " .bd-article section { content-visibility: visible !important; }"
+)
 STILL_JS = """() => {
   for (const e of document.querySelectorAll("body *")) {
     const position = getComputedStyle(e).position;
@@ -214,9 +218,7 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
         page.locator("main p:visible").first.click()
         assert page.locator(NOTICE).count() == 0, "a notice for a click outside the widgets"
-        control = page.locator(".mha-static-widget [inert]").first
-        control.scroll_into_view_if_needed()
-        box = control.bounding_box()
+        box = harness.box_in_view(page.locator(".mha-static-widget [inert]").first)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         notice = page.locator(NOTICE)
         assert notice.is_visible() and "starting" in notice.text_content(), rel

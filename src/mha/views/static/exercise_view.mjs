@@ -20,7 +20,7 @@
 // mha.views.exercise_view.expected_exercise recomputes them in torch from those attributes.
 
 import { allHeads, project } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, rangeHtml, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, patchHtml, rangeHtml, viewRoot } from "./view_html.mjs";
 import { linkPairs, linkUp } from "./view_link.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
@@ -192,7 +192,7 @@ function render({ model, el: host }) {
       input.setAttribute("aria-valuetext", String(v));
       root.querySelector(`output[data-control-value="${name}"]`).textContent = String(v);
     }
-    out.innerHTML = outputHtml(s);
+    patchHtml(out, outputHtml(s));
     const text = statusText(s, exerciseRow(s).row);
     if (live.textContent !== text) live.textContent = text; // announced only when it changes
   };

@@ -24,7 +24,7 @@
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
 import { linkUp, readSettings, shareWord } from "./view_link.mjs";
-import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
@@ -255,7 +255,7 @@ function render({ model, el: host }) {
       } else input.value = String(s[name]);
       if (name !== "word") input.disabled = s.source !== "random";
     }
-    out.innerHTML = outputHtml(s);
+    patchHtml(out, outputHtml(s));
   };
   const set = (name, value) => {
     if (model.get(name) === value) return;

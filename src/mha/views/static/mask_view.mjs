@@ -20,7 +20,7 @@
 // Every string that reaches the HTML goes through esc() (view_html.mjs; el() escapes attributes).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
-import { CONTROL_CSS, el, esc, headBox, heatmapHtml } from "./view_html.mjs";
+import { CONTROL_CSS, el, esc, headBox, heatmapHtml, patchHtml } from "./view_html.mjs";
 import { linkUp, readSettings } from "./view_link.mjs";
 
 export const MASKS = [
@@ -168,7 +168,7 @@ function render({ model, el: host }) {
       input.disabled = name === "radius" ? s.mask !== "window" : s.mask !== "padding";
       root.querySelector(`output[data-control-value="${name}"]`).textContent = String(s[name]);
     }
-    out.innerHTML = outputHtml(s);
+    patchHtml(out, outputHtml(s));
   };
   root.addEventListener("change", (e) => {
     const t = e.target;

@@ -20,7 +20,7 @@
 // #<link>:<key>=<value>,... (the view's `link` trait names it) sets the view when the live
 // view has replaced the static first view, and follows every change (as heads_view.mjs).
 
-import { CONTROL_CSS, el, esc, rangeHtml } from "./view_html.mjs";
+import { CONTROL_CSS, el, esc, patchHtml, rangeHtml } from "./view_html.mjs";
 import { linkPairs, linkUp } from "./view_link.mjs";
 
 /** Styles of every slider view: a selected radio's label is bold and underlined. */
@@ -104,7 +104,7 @@ export function sliderRender(spec) {
           }
         }
       }
-      out.innerHTML = spec.output(s);
+      patchHtml(out, spec.output(s));
     };
     const onEvent = (e) => {
       const t = e.target;

@@ -22,7 +22,7 @@
 // mha.views.trained's expected_rows/expected_metrics recompute every number in torch.
 
 import { modelForward, roles, wordIds } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, rangeHtml, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, rangeHtml, viewRoot } from "./view_html.mjs";
 import { linkUp, shareWord } from "./view_link.mjs";
 
 const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mha.views.trained_view.PARAMS
@@ -382,7 +382,7 @@ function render({ model, el: host }) {
     }
     shape = now;
     syncControls(s);
-    root.querySelector(".mha-trained-out").innerHTML = outputHtml(s);
+    patchHtml(root.querySelector(".mha-trained-out"), outputHtml(s));
   };
   shape = `${model.get("setting")}|${model.get("text")}`;
   const onEvent = (e) => {

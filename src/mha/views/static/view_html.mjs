@@ -153,3 +153,40 @@ export const CONTROL_CSS = `
 .mha-controls input:focus-visible,.mha-controls select:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}
 .mha-controls input:disabled+output,.mha-controls label:has(input:disabled){color:#595959}
 `;
+
+/** Makes `target`'s contents the HTML `html`, changing only the nodes and attributes that
+ * differ. A control step redraws a view whose shape mostly stays (the same tables and bars,
+ * other numbers and colours): setting innerHTML would build every element again, and the
+ * browser would restyle, lay out and paint all of them; patched, it redoes only what
+ * changed. Form controls that differ are replaced whole (an attribute would not reset what a
+ * reader has set). In the browser only. */
+export function patchHtml(target, html) {
+  const next = document.createElement("template");
+  next.innerHTML = html;
+  patchChildren(target, next.content);
+}
+
+const FORM = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION", "BUTTON"]);
+
+function patchChildren(old, next) {
+  const want = [...next.childNodes];
+  want.forEach((n, i) => {
+    const o = old.childNodes[i];
+    if (!o) old.appendChild(n);
+    else if (o.nodeType !== n.nodeType || o.nodeName !== n.nodeName) old.replaceChild(n, o);
+    else if (o.nodeType !== Node.ELEMENT_NODE) {
+      if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
+    } else if (FORM.has(o.nodeName)) {
+      if (!o.isEqualNode(n)) old.replaceChild(n, o);
+    } else {
+      patchAttributes(o, n);
+      patchChildren(o, n);
+    }
+  });
+  while (old.childNodes.length > want.length) old.lastChild.remove();
+}
+
+function patchAttributes(o, n) {
+  for (const { name, value } of n.attributes) if (o.getAttribute(name) !== value) o.setAttribute(name, value);
+  for (const { name } of [...o.attributes]) if (!n.hasAttribute(name)) o.removeAttribute(name);
+}

@@ -1,0 +1,86 @@
+"""patchHtml (src/mha/views/static/view_html.mjs), which redraws a view on each control step
+by changing only what differs, in chromium: the result is the HTML asked for, node for node,
+and the nodes that did not change are the same nodes as before (so the browser restyles, lays
+out and paints only the rest)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.browser import harness
+
+MODULE = Path(__file__).parents[2] / "src" / "mha" / "views" / "static" / "view_html.mjs"
+
+# Each case: the HTML before, the HTML after, and the selectors of elements that must be the
+# very same nodes after the patch (kept, not rebuilt).
+CASES = {
+    "a number changes": (
+        '<table><tr><td id="a" data-value="1">1</td><td id="b">2</td></tr></table>',
+        '<table><tr><td id="a" data-value="3">3</td><td id="b">2</td></tr></table>',
+        ["#a", "#b", "table"],
+    ),
+    "attributes come and go": (
+        '<div id="a" class="x" style="width:10px">t</div>',
+        '<div id="a" title="new" style="width:20px">t</div>',
+        ["#a"],
+    ),
+    "more children, then fewer": (
+        '<ul id="l"><li id="one">1</li></ul>',
+        '<ul id="l"><li id="one">1</li><li>2</li><li>3</li></ul>',
+        ["#l", "#one"],
+    ),
+    "fewer children": (
+        '<ul id="l"><li id="one">1</li><li>2</li><li>3</li></ul>',
+        '<ul id="l"><li id="one">1</li></ul>',
+        ["#l", "#one"],
+    ),
+    "another element in its place": (
+        '<div id="k"><span id="s">a</span><b>b</b></div>',
+        '<div id="k"><span id="s">a</span><i>b</i></div>',
+        ["#k", "#s"],
+    ),
+    "a form control that differs is replaced": (
+        '<p id="p"><input type="checkbox" checked></p>',
+        '<p id="p"><input type="checkbox"></p>',
+        ["#p"],
+    ),
+}
+
+PATCH_JS = """([before, after, kept]) => {
+  const host = document.createElement('div');
+  document.body.replaceChildren(host);
+  host.innerHTML = before;
+  const nodes = kept.map((s) => host.querySelector(s));
+  const input = host.querySelector('input');
+  if (input) input.checked = true;  // a reader's click: the property, not the attribute
+  window.patchHtml(host, after);
+  const fresh = document.createElement('div');
+  fresh.innerHTML = after;
+  const same = kept.filter((s, i) => host.querySelector(s) === nodes[i]);
+  const again = host.querySelector('input');
+  return {equal: host.isEqualNode(fresh), html: host.innerHTML, same,
+          checked: again ? again.checked : null};
+}"""
+
+
+@pytest.fixture(scope="module")
+def page(playwright):
+    with harness.browser_context(playwright, viewport={"width": 800, "height": 600}) as ctx:
+        page = ctx.new_page()
+        page.set_content("<!doctype html><body></body>")
+        source = MODULE.read_text(encoding="utf-8")
+        page.add_script_tag(content=source + "\nwindow.patchHtml = patchHtml;", type="module")
+        page.wait_for_function("() => typeof window.patchHtml === 'function'")
+        yield page
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_patch_gives_the_html_and_keeps_what_did_not_change(page, case):
+    before, after, kept = CASES[case]
+    r = page.evaluate(PATCH_JS, [before, after, kept])
+    assert r["equal"], r["html"]
+    assert r["same"] == kept
+    if r["checked"] is not None:  # the replaced control shows what the HTML says
+        assert r["checked"] is False
