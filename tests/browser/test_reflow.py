@@ -52,13 +52,18 @@ CASES = {
 }
 
 
+def _on_small_page(playwright, html: str, width: int, read):
+    """``read(page)`` on a page of ``html`` alone, in a window ``width`` CSS px wide."""
+    with harness.browser_context(playwright, viewport={"width": width, "height": 600}) as ctx:
+        page = ctx.new_page()
+        page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
+        return read(page)
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_the_reflow_check_finds_what_sticks_out_and_passes_what_scrolls(case, playwright):
     html, wanted = CASES[case]
-    with harness.browser_context(playwright, viewport={"width": 390, "height": 600}) as ctx:
-        page = ctx.new_page()
-        page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
-        found = page.evaluate(a11y.REFLOW_JS)["outside"]
+    found = _on_small_page(playwright, html, 390, lambda p: p.evaluate(a11y.REFLOW_JS)["outside"])
     assert [w for w in wanted if not any(w in f for f in found)] == [], found
     assert bool(found) == bool(wanted), found
 
@@ -85,9 +90,6 @@ CLIP_CASES = {
 @pytest.mark.parametrize("case", CLIP_CASES)
 def test_the_clip_check_finds_what_a_section_cuts_off(case, playwright):
     html, cut = CLIP_CASES[case]
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 600}) as ctx:
-        page = ctx.new_page()
-        page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
-        found = a11y.clipped(page)
+    found = _on_small_page(playwright, html, 1280, a11y.clipped)
     assert bool(found) == cut, found
     assert all("cut off by section" in f for f in found), found
