@@ -6,6 +6,7 @@ from mha.stats import wilson_interval
 from mha.training import SOLVED_AT, Run, role_of
 from mha.training.ablation import Removal
 from mha.training.results import Comparison, Setting
+from mha.views.text import fmt_p
 
 
 def results_table(runs: list[Run]) -> str:
@@ -90,7 +91,7 @@ def comparison_table(comparisons: list[Comparison]) -> str:
         lines.append(
             f"| {_name(c.a.h, c.a.d_k)} | {ka} of {c.a.runs} | {_name(c.b.h, c.b.d_k)} | "
             f"{kb} of {c.b.runs} | {c.difference:+.2f} | "
-            f"{c.low:+.2f} to {c.high:+.2f} | {_p(c.p)} |"
+            f"{c.low:+.2f} to {c.high:+.2f} | {fmt_p(c.p)} |"
         )
     return "\n".join(lines)
 
@@ -111,7 +112,7 @@ def two_measures_table(pairs: list[tuple[Comparison, Comparison]]) -> str:
             raise ValueError("each pair needs a solved and a reached comparison of one setting")
         a = solved.a
         is_b = a is solved.b
-        p_s, p_r = ("", "") if is_b else (_p(solved.p), _p(reached.p))
+        p_s, p_r = ("", "") if is_b else (fmt_p(solved.p), fmt_p(reached.p))
         lines.append(
             f"| {_name(a.h, a.d_k)} | {a.solved} of {a.runs} | {p_s} "
             f"| {a.reached} of {a.runs} | {p_r} |"
@@ -165,10 +166,6 @@ def longer_table(
 
 def _name(h: int, d_k: int) -> str:
     return f"{h} × {d_k}"
-
-
-def _p(p: float) -> str:
-    return f"{p:.2g}" if p >= 0.001 else f"{p:.1e}"
 
 
 def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) -> str:
