@@ -91,22 +91,22 @@ def axe_violations(page) -> list[Violation]:
         raise RuntimeError(f"{AXE_JS} is missing: run `npm ci` (make book does)")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE_JS))
-    # axe reads colours where the page is drawn (elementsFromPoint), and the site lets the
-    # browser skip drawing sections far off screen (content-visibility): there it would see
-    # text on no background. Every section is drawn while axe runs.
-    page.evaluate(DRAW_ALL_JS, True)
+    # axe reads colours where the page is drawn (elementsFromPoint): every section is drawn
+    # while it runs (harness.DRAW_ALL_CSS), and only then.
+    page.evaluate(DRAW_ALL_JS, harness.DRAW_ALL_CSS)
     try:
         return [Violation(**v) for v in page.evaluate(AXE_RUN_JS, list(BLOCKING))]
     finally:
-        page.evaluate(DRAW_ALL_JS, False)
+        page.evaluate(DRAW_ALL_JS, None)
 
 
-DRAW_ALL_JS = """(on) => {
+# Adds the style rule ``css`` to the page, in place of the one added before; none if null.
+DRAW_ALL_JS = """(css) => {
   document.getElementById('mha-draw-all')?.remove();
-  if (!on) return;
+  if (!css) return;
   const s = document.createElement('style');
   s.id = 'mha-draw-all';
-  s.textContent = '* { content-visibility: visible !important; }';
+  s.textContent = css;
   document.head.append(s);
 }"""
 
@@ -201,6 +201,13 @@ def low_contrast_cells(page, minimum: float = AA_CONTRAST) -> tuple[int, list]:
     return r["coloured"], r["low"]
 
 
+# An element as a selector-like name in the checks' messages: tag#id.class (3 classes at most).
+NAME_JS = """
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+      + Array.from(e.classList).slice(0, 3).map((c) => '.' + c).join('');
+"""
+
+
 # The page's horizontal overflow at the current viewport: documentElement.scrollWidth against
 # innerWidth, and every visible element that sticks out of the viewport and is not inside a
 # box that scrolls sideways (overflow-x auto/scroll) and itself fits (boxes that hold it whole
@@ -208,12 +215,13 @@ def low_contrast_cells(page, minimum: float = AA_CONTRAST) -> tuple[int, list]:
 # elements that lie outside the viewport (off-canvas drawers) and absolute ones clipped to
 # nothing (text for screen readers only, such as MathJax's assistive MathML), and their
 # descendants.
-REFLOW_JS = """
-() => {
+REFLOW_JS = (
+    """
+() => {"""
+    + NAME_JS
+    + """
   const vw = window.innerWidth;
   const fits = (r) => r.left >= -1 && r.right <= vw + 1;
-  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
-      + Array.from(e.classList).slice(0, 3).map((c) => '.' + c).join('');
   const notShown = (e) => {  // in an off-canvas drawer, or visually hidden (screen readers')
     for (; e; e = e.parentElement) {
       const st = getComputedStyle(e);
@@ -241,6 +249,7 @@ REFLOW_JS = """
   return {scrollWidth: document.documentElement.scrollWidth, innerWidth: vw, outside: out};
 }
 """
+)
 
 
 # What a contained box cuts off. content-visibility (book/_ext/static/mha-book.css gives it
@@ -248,12 +257,13 @@ REFLOW_JS = """
 # overflow stays "visible": an element drawn past the nearest such ancestor is cut off,
 # unless a box in between scrolls (then it is that box's own business, which REFLOW_JS
 # checks).
-CLIPPED_JS = """
-() => {
+CLIPPED_JS = (
+    """
+() => {"""
+    + NAME_JS
+    + """
   const clips = (st) => ['auto', 'hidden'].includes(st.contentVisibility)
       || /paint|strict|content/.test(st.contain);
-  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
-      + Array.from(e.classList).slice(0, 3).map((c) => '.' + c).join('');
   const out = [];
   for (const e of document.body.querySelectorAll('*')) {
     let box = e.parentElement, scrolls = false;
@@ -272,6 +282,7 @@ CLIPPED_JS = """
   return out;
 }
 """
+)
 
 
 def clipped(page) -> list[str]:

@@ -45,13 +45,11 @@ COUNT_JS = """els => els.map((e) => [
                        + '.widget-radio-box').length,
     Array.from(e.querySelectorAll('.mha-head')).filter((h) => h.checkVisibility()).length])"""
 # For the picture: no sticky header over the widget (visibility: the layout stays as it is),
-# and every section drawn. The site lets the browser skip sections far off screen
-# (content-visibility, mha-book.css), sized by an estimate until drawn; a picture is cut from
-# the page by coordinates, which would move as scrolling draws the sections above.
-SHOT_CSS = """
-.bd-header, .bd-header-article, .header-article { visibility: hidden !important; }
-.bd-article section { content-visibility: visible !important; }
-"""
+# and every section drawn (harness.DRAW_ALL_CSS).
+SHOT_CSS = (
+    ".bd-header, .bd-header-article, .header-article { visibility: hidden !important; }\n"
+    + harness.DRAW_ALL_CSS
+)
 
 
 def _best_widget(ctx, base: str, candidates: list[str]) -> tuple[str, int, int]:
