@@ -91,8 +91,8 @@ def test_the_thesis_quotes_the_runs_it_summarises() -> None:
         for h, d_k in variants.TIED_SETTINGS
     )
     assert f"up to about {words[round(gain * n)]} runs in {words[n]}" in statement, statement
-    # "only one head's were still without one after 400 steps": the one setting with runs that
-    # met the mark at some evaluation step and were below it at the last
+    # "only one head's runs that lost one were still without it after 400 steps": the one
+    # setting with runs that met the mark at some evaluation step and were below it at the last
     from mha.training.more import seeds_of
 
     lost = []
@@ -101,7 +101,7 @@ def test_the_thesis_quotes_the_runs_it_summarises() -> None:
         if counts.reached > counts.solved:
             lost.append((h, d_k))
     assert lost == [(1, 12)], lost
-    assert "only one head's were still without one after" in statement, statement
+    assert "only one head's runs that lost one were still without it after" in statement, statement
     # "once the four comparisons are corrected for": one per narrow setting with several heads
     several = [(h, d_k) for h, d_k in SETTINGS if h > 1 and h * d_k == D_MODEL]
     assert f"the {words[len(several)]} comparisons" in statement, statement
