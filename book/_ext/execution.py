@@ -189,6 +189,7 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
         data = NbMetadataCollector.get_exec_data(app.env, docname)
         if data:
             report[docname] = {"seconds": round(data["runtime"], 2), "ok": data["succeeded"]}
+            report[docname] |= {k: v for k, v in data.items() if k.startswith("evals_")}
             cpu = NbMetadataCollector.get_doc_data(app.env)[docname].get("mha_cpu", {})
             report[docname] |= {k: round(v, 2) for k, v in cpu.items()}
     out = Path(app.outdir).parent / "execution.json"

@@ -384,11 +384,14 @@ def record_evals(run: Callable[..., Any]) -> Callable[..., Any]:
 
 def bibliography(path: str) -> dict[str, Reference]:
     """Every entry of a BibTeX file, as "(Author et al., year)" and a list entry."""
+    from pybtex.backends.plaintext import Backend
     from pybtex.database import parse_file
     from pybtex.richtext import Text
 
+    text_backend = Backend()  # render_as("text") looks its backend up on every call: 7 ms
+
     def plain(text: str) -> str:  # LaTeX (accents, braces) as plain text
-        return Text.from_latex(text).render_as("text")
+        return Text.from_latex(text).render(text_backend)
 
     refs = {}
     for key, entry in parse_file(path).entries.items():
