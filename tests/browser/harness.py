@@ -425,6 +425,27 @@ def press(page, locator, key: str, timeout_ms: int = 15_000) -> None:
     page.wait_for_function(VIEWS_CHANGED_JS, arg=before, timeout=timeout_ms, polling="raf")
 
 
+def link_becomes(page, want: str, prefix: bool = False, timeout_ms: int = 5_000) -> None:
+    """Wait until the page's URL fragment is ``want`` (starts with it, if ``prefix``): a view
+    writes its permalink once the reader pauses (view_link.mjs's LINK_DELAY_MS)."""
+    test = "h.startsWith(want)" if prefix else "h === want"
+    try:
+        page.wait_for_function(
+            f"(want) => {{ const h = location.hash; return {test}; }}", arg=want, timeout=timeout_ms
+        )
+    except Exception as e:  # playwright's timeout: say what the fragment was
+        got = page.evaluate("() => location.hash")
+        raise AssertionError(f"URL fragment {got!r}, expected {want!r}") from e
+
+
+def link_stays(page, want: str, delay_ms: int = 150) -> None:
+    """Assert that the URL fragment is ``want`` and still is after twice the time a view
+    waits before writing its permalink (view_link.mjs's LINK_DELAY_MS, ``delay_ms``)."""
+    page.wait_for_timeout(2 * delay_ms)
+    got = page.evaluate("() => location.hash")
+    assert got == want, f"URL fragment {got!r}, expected {want!r}"
+
+
 def live_view(page, selector: str, key: str, value: str, timeout_ms: int = 30_000) -> None:
     """Wait until the view at ``selector`` is the live one (its module has run: not the static
     first copy drawn at build time) and its ``data-<key>`` is ``value``."""

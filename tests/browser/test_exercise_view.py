@@ -158,5 +158,5 @@ def test_a_permalink_opens_the_view_at_its_setting(playwright, base_url, site, s
         assert float(cells[f"r-{toy.MOUSE}"]) >= 0.5
         _drive(page, "k_1", 0.5)  # noun
         want = "#exercise-1:q=1,determiner=0,noun=0.5,verb=0,agent=0,prey=1.5"
-        assert page.evaluate("() => location.hash") == want
+        harness.link_becomes(page, want)
         assert log.problems() == [] and left == [], [*log.problems(), *left]

@@ -148,9 +148,9 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         assert [(a["view"], a["dk"]) for a in attrs] == [("rows", "27"), ("heads", "27")]
         assert attrs[0]["word"] == "4" and {a["seed"] for a in attrs} == {"7"}
         assert _problems(page, rel)[0] == []
-        assert page.evaluate("() => location.hash") == link  # not rewritten by reading it
+        harness.link_stays(page, link)  # not rewritten by reading it
         harness.press(page, page.locator(f"{HOST} input[data-control=d_k]"), "ArrowRight")
-        assert page.evaluate("() => location.hash") == "#heads-1:dk=81,seed=7,word=4"
+        harness.link_becomes(page, "#heads-1:dk=81,seed=7,word=4")
         assert log.problems() == [] and left == [], [*log.problems(), *left]
 
 

@@ -125,7 +125,7 @@ export function renderView(state, opts = {}) {
 // On the site (not in JupyterLab), the page's URL fragment holds the view's settings, e.g.
 // #mask-1:mask=window,window=2 (the view's `link` trait names it; the parameter of the mask
 // shown, window or filler, follows its kind): read once the live view has replaced the static
-// first view, written on every change (view_link.mjs).
+// first view, written once the reader pauses (view_link.mjs).
 const LINK_KEYS = { mask: "mask", window: "radius", filler: "n_pad" };
 
 function validSetting(name, v) {

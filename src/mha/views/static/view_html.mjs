@@ -169,24 +169,39 @@ export function patchHtml(target, html) {
 const FORM = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION", "BUTTON"]);
 
 function patchChildren(old, next) {
-  const want = [...next.childNodes];
-  want.forEach((n, i) => {
-    const o = old.childNodes[i];
+  // walked by sibling links, not by index: a node of `next` moves into `old` when it is new
+  let o = old.firstChild;
+  for (let n = next.firstChild; n; ) {
+    const nNext = n.nextSibling;
     if (!o) old.appendChild(n);
-    else if (o.nodeType !== n.nodeType || o.nodeName !== n.nodeName) old.replaceChild(n, o);
-    else if (o.nodeType !== Node.ELEMENT_NODE) {
-      if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
-    } else if (FORM.has(o.nodeName)) {
-      if (!o.isEqualNode(n)) old.replaceChild(n, o);
-    } else {
-      patchAttributes(o, n);
-      patchChildren(o, n);
+    else {
+      const oNext = o.nextSibling;
+      if (o.nodeType !== n.nodeType || o.nodeName !== n.nodeName) old.replaceChild(n, o);
+      else if (o.nodeType !== Node.ELEMENT_NODE) {
+        if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
+      } else if (FORM.has(o.nodeName)) {
+        if (!o.isEqualNode(n)) old.replaceChild(n, o);
+      } else {
+        patchAttributes(o, n);
+        patchChildren(o, n);
+      }
+      o = oNext;
     }
-  });
-  while (old.childNodes.length > want.length) old.lastChild.remove();
+    n = nNext;
+  }
+  while (o) {
+    const oNext = o.nextSibling;
+    o.remove();
+    o = oNext;
+  }
 }
 
 function patchAttributes(o, n) {
-  for (const { name, value } of n.attributes) if (o.getAttribute(name) !== value) o.setAttribute(name, value);
+  const want = n.attributes;
+  for (let i = 0; i < want.length; i++) {
+    const { name, value } = want[i];
+    if (o.getAttribute(name) !== value) o.setAttribute(name, value);
+  }
+  if (o.attributes.length === want.length) return; // o has all of n's, and no others
   for (const { name } of [...o.attributes]) if (!n.hasAttribute(name)) o.removeAttribute(name);
 }

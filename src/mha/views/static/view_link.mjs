@@ -3,7 +3,8 @@
 //
 // On the site (not in JupyterLab), the page's URL fragment holds a view's settings, e.g.
 // #heads-1:h=4,dk=3 (the view's `link` trait names it): read once the live view has replaced
-// the static first view, written on every change. Each view says how to read and write it.
+// the static first view, written once the reader pauses (LINK_DELAY_MS after the last change).
+// Each view says how to read and write it.
 //
 // And the word a reader picks, shared among the views of one page (heads_view.mjs,
 // trained_view.mjs): a view that shows the same word follows the pick (shareWord).
@@ -40,8 +41,15 @@ export function readSettings(hash, link, keys, texts, valid) {
   return out;
 }
 
+/** How long after the last change the fragment is written (ms): a reader holding an arrow
+ * key changes a view every few tens of ms, and history.replaceState costs about 2 ms a call,
+ * on the path from the key press to the frame that shows it. The fragment follows once the
+ * reader pauses. */
+export const LINK_DELAY_MS = 150;
+
 /** Permalinks for one live view: once live, apply read(location.hash) (settings, {} or
- * null), then keep the fragment equal to write(); returns the function to call on change. */
+ * null), then keep the fragment equal to write(), LINK_DELAY_MS after the last change;
+ * returns the function to call on change. */
 export function linkUp(model, root, link, read, write) {
   if (!link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
   let live = false;
@@ -52,13 +60,19 @@ export function linkUp(model, root, link, read, write) {
     if (settings) root.scrollIntoView({ block: "start" });
     live = true;
   });
-  return () => {
-    if (!live) return;
+  let timer = null;
+  const store = () => {
+    timer = null;
     try {
       history.replaceState(history.state, "", write());
     } catch (e) {
       // a page where the URL cannot change (a sandboxed frame): the view works without links
     }
+  };
+  return () => {
+    if (!live) return;
+    clearTimeout(timer);
+    timer = setTimeout(store, LINK_DELAY_MS);
   };
 }
 
