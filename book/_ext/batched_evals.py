@@ -30,6 +30,7 @@ expression myst-nb did not ask for means that the roles were found wrongly).
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from typing import Any
 
@@ -142,8 +143,6 @@ def install() -> None:
     close = NotebookClientInline.close_client
 
     def eval_variable(self, name: str):  # same signature as myst-nb's
-        import re
-
         if not re.match(self.nb_config.eval_name_regex, name):
             raise EvalNameError(name)
         batches = self.__dict__.setdefault("_mha_batches", {})
