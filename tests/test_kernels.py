@@ -110,3 +110,38 @@ def test_a_preloaded_kernel_is_a_fresh_kernel(preloader: int) -> None:
     different = {k for k in plain if plain[k] != forked[k]}
     assert different == {"ppid", "torch_loaded"}  # everything else as in a new Python
     assert kernel_preload.kernel_cpu[0] > cpu_before  # its CPU time is reported
+
+
+def test_a_page_read_in_a_forked_process_waits_for_the_preloader(tmp_path: Path) -> None:
+    # Sphinx reads pages in processes forked from the build's, where the preloader is not a
+    # child. Its socket appears only once it has imported PyTorch; a page read before then
+    # must wait for it, not take the preloader for ended and start an ordinary kernel.
+    import subprocess
+    import sys
+
+    socket = tmp_path / "socket"
+    slow = f"import pathlib, time; time.sleep(1); pathlib.Path({str(socket)!r}).touch()"
+    slow += "; time.sleep(60)"
+    process = subprocess.Popen([sys.executable, "-c", slow])
+    saved = dict(kernel_preload._preloader)
+    kernel_preload._preloader.update(process=process, socket=str(socket), owner=os.getpid())
+    try:
+        assert not socket.exists()
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the reading process
+            os.close(read)
+            try:
+                os.write(write, (kernel_preload._ready(timeout=30) or "none").encode())
+            finally:
+                os._exit(0)
+        os.close(write)
+        with os.fdopen(read) as answer:
+            got = answer.read()
+        os.waitpid(pid, 0)
+    finally:
+        process.kill()
+        process.wait()
+        kernel_preload._preloader.clear()
+        kernel_preload._preloader.update(saved)
+    assert got == str(socket)

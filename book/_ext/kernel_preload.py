@@ -207,7 +207,7 @@ def start(modules: list[str], threads: int) -> None:
         stdin=subprocess.DEVNULL,
         start_new_session=True,
     )
-    _preloader.update(process=process, socket=path, env=env)
+    _preloader.update(process=process, socket=path, env=env, owner=os.getpid())
 
 
 def stop(*_: object) -> None:
@@ -221,6 +221,26 @@ def stop(*_: object) -> None:
         shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
+def _running(process: subprocess.Popen) -> bool:
+    """Whether the preloader still runs, asked from any process of the build.
+
+    The pages are read in processes forked from the build's, and there the preloader is not
+    a child: ``Popen.poll`` would get ECHILD and report it ended (with status 0), so the
+    pages read first, the longest, would start their kernels without it.
+    """
+    if os.getpid() == _preloader.get("owner"):
+        return process.poll() is None
+    try:
+        stat = Path(f"/proc/{process.pid}/stat").read_text()
+    except OSError:  # gone, or no /proc: ask the kernel
+        try:
+            os.kill(process.pid, 0)
+        except OSError:
+            return False
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] != "Z"  # an ended, unreaped process is a zombie
+
+
 def _ready(timeout: float = 30.0) -> str | None:
     """The preloader's socket once it listens (it imports first), or ``None``."""
     process, path = _preloader.get("process"), _preloader.get("socket")
@@ -228,7 +248,7 @@ def _ready(timeout: float = 30.0) -> str | None:
         return None
     deadline = time.monotonic() + timeout
     while not os.path.exists(path):
-        if process.poll() is not None or time.monotonic() > deadline:
+        if not _running(process) or time.monotonic() > deadline:
             return None
         time.sleep(0.02)
     return path
