@@ -308,3 +308,44 @@ def test_without_a_repository_url_no_button_leads_out(tmp_path: Path, url: str |
 def test_the_notebook_command_writes_every_notebook_page(binder_tree: Path) -> None:
     written = sorted(p.relative_to(binder_tree).as_posix() for p in binder_tree.rglob("*.ipynb"))
     assert written == sorted(f"{p}.ipynb" for p in NOTEBOOK_PAGES)
+
+
+def test_the_notebooks_are_written_beside_the_pages_and_awaited(monkeypatch, tmp_path) -> None:
+    # In a parallel build the notebooks are written by a forked process while Sphinx writes
+    # the pages; the build's end waits for it, and a failure there fails the build.
+    import os
+    from types import SimpleNamespace
+
+    from sphinx.errors import SphinxParallelError
+
+    from tests.book_ext import publish
+
+    app = SimpleNamespace(parallel=2, builder=SimpleNamespace(format="html"))
+    out = tmp_path / "writer"
+
+    def write(app, exception) -> None:
+        import time
+
+        time.sleep(0.5)  # still writing when the build reaches its end
+        out.write_text(str(os.getpid()))
+
+    monkeypatch.setattr(publish, "write_notebooks", write)
+    publish.start_notebooks(app, app.builder)
+    publish.finish_notebooks(app, None)
+    assert out.read_text() not in ("", str(os.getpid()))  # another process
+
+    def fail(app, exception) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(publish, "write_notebooks", fail)
+    publish.start_notebooks(app, app.builder)
+    with pytest.raises(SphinxParallelError, match="disk full"):
+        publish.finish_notebooks(app, None)
+
+    serial = SimpleNamespace(parallel=1, builder=SimpleNamespace(format="html"))
+    out.unlink()
+    monkeypatch.setattr(publish, "write_notebooks", write)
+    publish.start_notebooks(serial, serial.builder)
+    assert not out.exists()  # a serial build writes them at its end
+    publish.finish_notebooks(serial, None)
+    assert out.read_text() == str(os.getpid())

@@ -14,9 +14,13 @@ Every address outside the site derives from one setting, ``repository.url`` (wit
   repository), no repository, issue or launch button renders.
 
 Every notebook page (a page with a ``kernelspec``) is written as ``_notebooks/<page>.ipynb``
-at the end of every build (``notebook_files.export``: no outputs, and the Colab set-up cell when
-there is a repository; unchanged files are left alone) and offered first in the page's download
-menu.
+by every build (``notebook_files.export``: no outputs, and the Colab set-up cell when there is a
+repository; unchanged files are left alone) and offered first in the page's download menu.
+These files need only what the pages' reading found (their ``{eval}`` values, figure and
+exercise numbers), not the HTML, so in a parallel build they are written in a process of their
+own, forked when Sphinx starts writing the pages, and the build waits for it when it finishes
+(its log lines and warnings are Sphinx's, as a parallel writer's are): about a second less at
+the end of every build. A serial build writes them at the end.
 
 sphinx-book-theme's own launch buttons are switched off (``launch_buttons`` leaves its options
 and becomes ``mha_launch_buttons``): they open the ``.md`` source, which Colab cannot read, and
@@ -40,6 +44,7 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+from sphinx.util.parallel import ParallelTasks, parallel_available
 
 logger = logging.getLogger(__name__)
 
@@ -201,13 +206,37 @@ def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
     logger.info(f"publish: {changed} notebook(s) updated in {app.outdir}/{NOTEBOOKS_DIR}")
 
 
+_writing: dict[int, ParallelTasks] = {}  # id(app) -> the process writing its notebooks
+
+
+def start_notebooks(app: Sphinx, builder: Any) -> None:
+    """When the pages start being written: write the notebooks alongside, in a forked process."""
+    if builder.format != "html" or not (parallel_available and app.parallel > 1):
+        return  # written at the end, by finish_notebooks
+    tasks = ParallelTasks(1)
+    tasks.add_task(lambda: write_notebooks(app, None))
+    _writing[id(app)] = tasks
+
+
+def finish_notebooks(app: Sphinx, exception: Exception | None) -> None:
+    """At the end of the build: wait for the notebooks' process (or write them now)."""
+    tasks = _writing.pop(id(app), None)
+    if tasks is None:
+        write_notebooks(app, exception)
+    elif exception is not None:
+        tasks.terminate()  # the build failed: as a serial build, write nothing
+    else:
+        tasks.join()  # replays its log; raises SphinxParallelError if it failed
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("mha_notebooks_branch", "", "html", types=[str])
     app.add_config_value("mha_launch_buttons", {}, "html", types=[dict])
     app.connect("config-inited", configure)
     # After the theme's own buttons (priority 501), so that its download menu exists.
     app.connect("html-page-context", add_buttons, priority=502)
-    app.connect("build-finished", write_notebooks)
+    app.connect("write-started", start_notebooks)
+    app.connect("build-finished", finish_notebooks)
     # Each page's doctree keeps what its {eval} roles computed, for the plain notebooks.
     EvalRoleAny.run = plain_notebooks.record_evals(EvalRoleAny.run)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
