@@ -1,7 +1,9 @@
 """patchHtml (src/mha/views/static/view_html.mjs), which redraws a view on each control step
 by changing only what differs, in chromium: the result is the HTML asked for, node for node,
 and the nodes that did not change are the same nodes as before (so the browser restyles, lays
-out and paints only the rest)."""
+out and paints only the rest). Both of its ways: the first patch of a page's nodes (from a
+parse) and the later ones (from the tree it keeps), and the fall-back to the first way where
+HTML is not as el() writes it."""
 
 from __future__ import annotations
 
@@ -17,9 +19,25 @@ MODULE = Path(__file__).parents[2] / "src" / "mha" / "views" / "static" / "view_
 # very same nodes after the patch (kept, not rebuilt).
 CASES = {
     "a number changes": (
+        '<table><tbody><tr><td id="a" data-value="1">1</td><td id="b">2</td></tr></tbody></table>',
+        '<table><tbody><tr><td id="a" data-value="3">3</td><td id="b">2</td></tr></tbody></table>',
+        ["#a", "#b", "table"],
+    ),
+    "a table the parser adds a tbody to": (
         '<table><tr><td id="a" data-value="1">1</td><td id="b">2</td></tr></table>',
         '<table><tr><td id="a" data-value="3">3</td><td id="b">2</td></tr></table>',
         ["#a", "#b", "table"],
+    ),
+    "escaped text and attributes": (
+        '<p id="p" title="a &lt; b">x &amp; y</p>',
+        '<p id="p" title="&quot;a&quot; &amp; &#x27;b&#x27;">x &lt; y &gt; z</p>',
+        ["#p"],
+    ),
+    "rows come and go in a table": (
+        '<table id="t"><tbody id="b"><tr id="r"><td>1</td></tr></tbody></table>',
+        '<table id="t"><tbody id="b"><tr id="r"><td>1</td></tr>'
+        "<tr><td>2</td><td>3</td></tr></tbody></table>",
+        ["#t", "#b", "#r"],
     ),
     "attributes come and go": (
         '<div id="a" class="x" style="width:10px">t</div>',
@@ -48,19 +66,26 @@ CASES = {
     ),
 }
 
+# How the page's nodes were made before the patch under test: by innerHTML (so this patch is
+# the first: from a parse) or by a first patch (so this one can use the kept tree).
+FIRST = {"innerHTML": "host.innerHTML = before;", "patch": "window.patchHtml(host, before);"}
+# The way the patch under test must take, for each case made by a first patch: from the tree,
+# except where the browser's parser adds a node that the HTML does not have.
+WAY = {case: "dom" if "tbody to" in case else "tree" for case in CASES}
+
 PATCH_JS = """([before, after, kept]) => {
   const host = document.createElement('div');
   document.body.replaceChildren(host);
-  host.innerHTML = before;
+  FIRST
   const nodes = kept.map((s) => host.querySelector(s));
   const input = host.querySelector('input');
   if (input) input.checked = true;  // a reader's click: the property, not the attribute
-  window.patchHtml(host, after);
+  const way = window.patchHtml(host, after);
   const fresh = document.createElement('div');
   fresh.innerHTML = after;
   const same = kept.filter((s, i) => host.querySelector(s) === nodes[i]);
   const again = host.querySelector('input');
-  return {equal: host.isEqualNode(fresh), html: host.innerHTML, same,
+  return {equal: host.isEqualNode(fresh), html: host.innerHTML, same, way,
           checked: again ? again.checked : null};
 }"""
 
@@ -76,11 +101,27 @@ def page(playwright):
         yield page
 
 
+@pytest.mark.parametrize("first", FIRST)
 @pytest.mark.parametrize("case", CASES)
-def test_patch_gives_the_html_and_keeps_what_did_not_change(page, case):
+def test_patch_gives_the_html_and_keeps_what_did_not_change(page, case, first):
     before, after, kept = CASES[case]
-    r = page.evaluate(PATCH_JS, [before, after, kept])
+    r = page.evaluate(PATCH_JS.replace("FIRST", FIRST[first]), [before, after, kept])
+    assert r["way"] == ("dom" if first == "innerHTML" else WAY[case])
     assert r["equal"], r["html"]
     assert r["same"] == kept
     if r["checked"] is not None:  # the replaced control shows what the HTML says
         assert r["checked"] is False
+
+
+def test_a_node_changed_behind_the_patch_is_not_trusted(page):
+    """A view's nodes changed by other code after a patch (the kept tree no longer mirrors
+    them at the top): the next patch parses again, and gives the HTML asked for."""
+    r = page.evaluate("""() => {
+      const host = document.createElement('div');
+      document.body.replaceChildren(host);
+      window.patchHtml(host, '<b>1</b><i>2</i>');
+      host.firstChild.remove();
+      const way = window.patchHtml(host, '<b>3</b><i>4</i>');
+      return {way, html: host.innerHTML};
+    }""")
+    assert r == {"way": "dom", "html": "<b>3</b><i>4</i>"}

@@ -20,7 +20,7 @@
 // mha.views.exercise_view.expected_exercise recomputes them in torch from those attributes.
 
 import { allHeads, project } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, patchHtml, rangeHtml, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, patchHtml, patchWhenIdle, rangeHtml, viewRoot } from "./view_html.mjs";
 import { linkPairs, linkUp } from "./view_link.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
@@ -182,6 +182,7 @@ function render({ model, el: host }) {
   host.innerHTML = renderView(state());
   const root = host.firstElementChild;
   const out = root.querySelector(".mha-exercise-out");
+  patchWhenIdle(out, () => outputHtml(state()));
   const live = root.querySelector(".mha-live");
   const update = () => {
     const s = state();

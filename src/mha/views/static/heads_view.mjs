@@ -24,7 +24,7 @@
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
 import { linkUp, readSettings, shareWord } from "./view_link.mjs";
-import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, patchWhenIdle, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
@@ -243,6 +243,7 @@ function render({ model, el: host }) {
   host.innerHTML = renderView(state(), { group });
   const root = host.firstElementChild;
   const out = root.querySelector(".mha-heads-out");
+  patchWhenIdle(out, () => outputHtml(state()));
   const update = () => {
     const s = state();
     for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.source;

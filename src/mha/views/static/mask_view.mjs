@@ -20,7 +20,7 @@
 // Every string that reaches the HTML goes through esc() (view_html.mjs; el() escapes attributes).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
-import { CONTROL_CSS, el, esc, headBox, heatmapHtml, patchHtml } from "./view_html.mjs";
+import { CONTROL_CSS, el, esc, headBox, heatmapHtml, patchHtml, patchWhenIdle } from "./view_html.mjs";
 import { linkUp, readSettings } from "./view_link.mjs";
 
 export const MASKS = [
@@ -158,6 +158,7 @@ function render({ model, el: host }) {
   host.innerHTML = renderView(state(), { group });
   const root = host.firstElementChild;
   const out = root.querySelector(".mha-mask-out");
+  patchWhenIdle(out, () => outputHtml(state()));
   const update = () => {
     const s = state();
     for (const [k, v] of Object.entries(rootAttrs(s))) root.setAttribute(k, String(v));

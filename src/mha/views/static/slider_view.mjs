@@ -20,7 +20,7 @@
 // #<link>:<key>=<value>,... (the view's `link` trait names it) sets the view when the live
 // view has replaced the static first view, and follows every change (as heads_view.mjs).
 
-import { CONTROL_CSS, el, esc, patchHtml, rangeHtml } from "./view_html.mjs";
+import { CONTROL_CSS, el, esc, patchHtml, patchWhenIdle, rangeHtml } from "./view_html.mjs";
 import { linkPairs, linkUp } from "./view_link.mjs";
 
 /** Styles of every slider view: a selected radio's label is bold and underlined. */
@@ -91,6 +91,7 @@ export function sliderRender(spec) {
     host.innerHTML = renderSliderView(spec, state(), { group });
     const root = host.firstElementChild;
     const out = root.querySelector(".mha-slider-out");
+    patchWhenIdle(out, () => spec.output(state()));
     const update = () => {
       const s = state();
       for (const c of spec.controls) {

@@ -22,7 +22,7 @@
 // mha.views.trained's expected_rows/expected_metrics recompute every number in torch.
 
 import { modelForward, roles, wordIds } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, rangeHtml, viewRoot } from "./view_html.mjs";
+import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, patchWhenIdle, rangeHtml, viewRoot } from "./view_html.mjs";
 import { linkUp, shareWord } from "./view_link.mjs";
 
 const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mha.views.trained_view.PARAMS
@@ -348,6 +348,7 @@ function render({ model, el: host }) {
   const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
   host.innerHTML = renderView(state(), { group });
   const root = host.firstElementChild;
+  patchWhenIdle(root.querySelector(".mha-trained-out"), () => outputHtml(state()));
   const set = (changes) => {
     for (const [k, v] of Object.entries(changes)) model.set(k, v);
     model.save_changes();

@@ -159,11 +159,163 @@ export const CONTROL_CSS = `
  * other numbers and colours): setting innerHTML would build every element again, and the
  * browser would restyle, lay out and paint all of them; patched, it redoes only what
  * changed. Form controls that differ are replaced whole (an attribute would not reset what a
- * reader has set). In the browser only. */
+ * reader has set). In the browser only.
+ *
+ * Two ways, the same result. The first patch of a target parses `html` into a <template> and
+ * walks it beside the page's nodes (patchChildren). It also reads `html` into a small tree of
+ * its own (readHtml: el()'s HTML has one grammar, so no browser parser is needed) and keeps
+ * it, each node pointing at the page's node it matches (mirror). Each later patch reads the
+ * new HTML the same way and compares it with the kept tree, in JavaScript: no parse by the
+ * browser, no reading back of the page's attributes, only writes where a value changed
+ * (patchTree). Where the page's nodes do not mirror the tree (HTML el() did not write, such
+ * as a <table> with no <tbody>, which the browser's parser adds), nothing is kept, and every
+ * patch of that target takes the first way. Returns the way taken ("tree" or "dom"). */
 export function patchHtml(target, html) {
-  const next = document.createElement("template");
-  next.innerHTML = html;
-  patchChildren(target, next.content);
+  const next = readHtml(html);
+  const prev = kept.get(target);
+  if (prev && prev.length === target.childNodes.length && (!prev.length || prev[0].dom === target.firstChild)) {
+    if (patchTree(target, prev, next)) {
+      kept.set(target, next);
+      return "tree";
+    }
+  }
+  kept.delete(target);
+  const parsed = document.createElement("template");
+  parsed.innerHTML = html;
+  patchChildren(target, parsed.content);
+  if (mirror(target, next)) kept.set(target, next);
+  return "dom";
+}
+
+/** Readies `target` for its first patch while the page is idle: patches it with `html()`,
+ * the HTML it already shows (nothing changes), so that the tree is kept and the reader's
+ * first control step takes the quick way as well. In the browser only. */
+export function patchWhenIdle(target, html) {
+  const idle = globalThis.requestIdleCallback ?? ((f) => setTimeout(f, 200));
+  idle(() => {
+    if (target.isConnected && !kept.has(target)) patchHtml(target, html());
+  });
+}
+
+// target -> the tree (readHtml) of its children as last patched, each node's .dom its node
+const kept = new WeakMap();
+const VOID_TAGS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+const FORM_TAGS = new Set(["input", "select", "textarea", "option", "button"]);
+const ATTRIBUTE = /\s+([^\s=>"'/]+)(?:="([^"]*)")?/y;
+
+/** `html` written by el() and esc() as a list of nodes: {text} for text (as written, its
+ * entities not decoded) and {tag, attrs: [[name, value as written]], kids, html, at, end}
+ * for an element (html.slice(at, end) is its HTML). Null where it meets HTML of another
+ * grammar (a comment, an unquoted attribute, an unclosed or stray tag). */
+export function readHtml(html) {
+  const top = { kids: [] };
+  const open = [top];
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf("<", i);
+    const stop = lt < 0 ? html.length : lt;
+    if (stop > i) open[open.length - 1].kids.push({ text: html.slice(i, stop) });
+    if (lt < 0) break;
+    if (html[lt + 1] === "/") {
+      const gt = html.indexOf(">", lt);
+      const node = open.pop();
+      if (gt < 0 || open.length === 0 || html.slice(lt + 2, gt) !== node.tag) return null;
+      node.end = gt + 1;
+      i = gt + 1;
+      continue;
+    }
+    let j = lt + 1;
+    while (j < html.length && !/[\s>/]/.test(html[j])) j++;
+    const tag = html.slice(lt + 1, j).toLowerCase();
+    if (!/^[a-z][a-z0-9-]*$/.test(tag)) return null;
+    const attrs = [];
+    ATTRIBUTE.lastIndex = j;
+    for (let m; (m = ATTRIBUTE.exec(html)); ) {
+      attrs.push([m[1], m[2] ?? ""]);
+      j = ATTRIBUTE.lastIndex;
+    }
+    if (html[j] !== ">") return null;
+    const node = { tag, attrs, kids: [], html, at: lt, end: j + 1 };
+    open[open.length - 1].kids.push(node);
+    if (!VOID_TAGS.has(tag)) open.push(node);
+    i = j + 1;
+  }
+  return open.length === 1 ? top.kids : null;
+}
+
+/** Text or an attribute value as written by esc(), decoded. */
+function unescape(s) {
+  if (!s.includes("&")) return s;
+  return s.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#x27;", "'").replaceAll("&amp;", "&");
+}
+
+/** Do `parent`'s child nodes match the tree `nodes` one for one (tags and text)? If so, each
+ * tree node gets .dom, its page node. */
+function mirror(parent, nodes) {
+  if (!nodes) return false;
+  const dom = parent.childNodes;
+  if (dom.length !== nodes.length) return false;
+  for (let k = 0; k < nodes.length; k++) {
+    const d = dom[k], v = nodes[k];
+    if (v.tag === undefined) {
+      if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescape(v.text)) return false;
+    } else if (d.nodeType !== Node.ELEMENT_NODE || d.localName !== v.tag || !mirror(d, v.kids)) return false;
+    v.dom = d;
+  }
+  return true;
+}
+
+/** A new page node for tree node `v` (its .dom set, and its children's), or null. */
+function build(v, parent) {
+  if (v.tag === undefined) return (v.dom = document.createTextNode(unescape(v.text)));
+  if (parent.namespaceURI !== "http://www.w3.org/1999/xhtml") return null; // no SVG here
+  const t = document.createElement("template");
+  t.innerHTML = v.html.slice(v.at, v.end);
+  return mirror(t.content, [v]) ? v.dom : null;
+}
+
+/** Patches `parent`'s children from the tree `prev` (that they mirror) to `next`; false if
+ * a new node could not be built to mirror `next` (the caller then patches from a parse). */
+function patchTree(parent, prev, next) {
+  if (!next) return false;
+  for (let k = 0; k < next.length; k++) {
+    const a = prev[k], b = next[k];
+    if (a === undefined) {
+      const d = build(b, parent);
+      if (!d) return false;
+      parent.appendChild(d);
+    } else if (a.tag !== b.tag || (FORM_TAGS.has(b.tag) && a.html.slice(a.at, a.end) !== b.html.slice(b.at, b.end))) {
+      const d = build(b, parent);
+      if (!d) return false;
+      parent.replaceChild(d, a.dom);
+    } else if (b.tag === undefined) {
+      b.dom = a.dom;
+      if (a.text !== b.text) b.dom.nodeValue = unescape(b.text);
+    } else {
+      b.dom = a.dom;
+      patchTreeAttributes(b.dom, a.attrs, b.attrs);
+      if (!patchTree(b.dom, a.kids, b.kids)) return false;
+    }
+  }
+  for (let k = next.length; k < prev.length; k++) prev[k].dom.remove();
+  return true;
+}
+
+function patchTreeAttributes(d, was, want) {
+  let same = was.length === want.length;
+  for (let k = 0; k < want.length; k++) {
+    const [name, value] = want[k];
+    const old = was[k];
+    if (old && old[0] === name) {
+      if (old[1] !== value) d.setAttribute(name, unescape(value));
+    } else {
+      same = false;
+      d.setAttribute(name, unescape(value));
+    }
+  }
+  if (same) return; // the same names in the same order: nothing to remove
+  const names = new Set(want.map(([name]) => name));
+  for (const [name] of was) if (!names.has(name)) d.removeAttribute(name);
 }
 
 const FORM = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION", "BUTTON"]);
