@@ -10,7 +10,9 @@
 
 /** `s` as HTML text, safe in content and in a quoted attribute value. */
 export function esc(s) {
-  return String(s)
+  const text = String(s);
+  if (!/[&<>"']/.test(text)) return text; // most are numbers and words: nothing to escape
+  return text
     .replaceAll("&", "&amp;")
     .replaceAll("<", "&lt;")
     .replaceAll(">", "&gt;")
