@@ -26,7 +26,8 @@ const VOID = new Set(["input"]); // elements with no end tag
  * it), and inner HTML already built by el() or esc(). */
 export function el(tag, attrs, inner = "") {
   let out = `<${tag}`;
-  for (const [k, v] of Object.entries(attrs)) {
+  for (const k in attrs) {
+    const v = attrs[k];
     if (v === true) out += ` ${k}`;
     else if (v !== false && v != null) out += ` ${k}="${esc(v)}"`;
   }
@@ -203,6 +204,7 @@ export function patchWhenIdle(target, html) {
 const kept = new WeakMap();
 const VOID_TAGS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
 const FORM_TAGS = new Set(["input", "select", "textarea", "option", "button"]);
+const TAG = /[a-z][a-z0-9-]*/y;
 const ATTRIBUTE = /\s+([^\s=>"'/]+)(?:="([^"]*)")?/y;
 
 /** `html` written by el() and esc() as a list of nodes: {text} for text (as written, its
@@ -226,10 +228,11 @@ export function readHtml(html) {
       i = gt + 1;
       continue;
     }
-    let j = lt + 1;
-    while (j < html.length && !/[\s>/]/.test(html[j])) j++;
-    const tag = html.slice(lt + 1, j).toLowerCase();
-    if (!/^[a-z][a-z0-9-]*$/.test(tag)) return null;
+    TAG.lastIndex = lt + 1;
+    const name = TAG.exec(html);
+    if (!name) return null;
+    const tag = name[0];
+    let j = TAG.lastIndex;
     const attrs = [];
     ATTRIBUTE.lastIndex = j;
     for (let m; (m = ATTRIBUTE.exec(html)); ) {
