@@ -32,6 +32,8 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 * ``static/mha-book.css`` (ours) keeps figures readable in dark mode and the theme's icons
   in Font Awesome 6 on widget pages, gives links WCAG AA contrast in tinted boxes and lets
   long inline code wrap on narrow screens.
+* ``static/mha-book.js`` (ours) scrolls to a link's heading again once the page has loaded
+  (the skipped sections above it have changed height by then: the file says why).
 * ``a11y_html.py`` (set up from here, so ``_config.yml`` names one local extension) fixes
   two accessibility errors in HTML that myst-nb and docutils write into page bodies.
 * ``theme_icons.py`` (set up from here too) cuts the theme's Font Awesome CSS and webfonts down
@@ -120,4 +122,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_static_files)
     app.add_css_file("mha-book.css")
+    app.add_js_file("mha-book.js", loading_method="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

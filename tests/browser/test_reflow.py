@@ -93,3 +93,37 @@ def test_the_clip_check_finds_what_a_section_cuts_off(case, playwright):
     found = _on_small_page(playwright, html, 1280, a11y.clipped)
     assert bool(found) == cut, found
     assert all("cut off by section" in f for f in found), found
+
+
+# Every section a link can name, once per id, and shown (not inside a closed solution).
+SECTION_IDS_JS = """() => {
+  const ids = Array.from(document.querySelectorAll('.bd-article section[id]'), (s) => s.id);
+  return ids.filter((id) => ids.indexOf(id) === ids.lastIndexOf(id)
+      && document.getElementById(id).checkVisibility());
+}"""
+TOP_JS = "(id) => document.getElementById(id).getBoundingClientRect().top"
+
+
+@pytest.mark.parametrize("rel", [p for p in PAGES if "notebooks/" in str(p)])
+def test_a_link_to_a_heading_lands_on_it(rel, site, base_url, playwright):
+    """A link to a section of a chapter, followed from elsewhere (a fresh load of page#id),
+    shows that section's heading at the top of the window, under the theme's header, though
+    the sections above it were laid out at estimated heights while the page loaded
+    (book/_ext/static/mha-book.js scrolls to it again once the page has loaded)."""
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        page = ctx.new_page()
+        harness.goto(page, base_url, rel, site)
+        ids = page.evaluate(SECTION_IDS_JS)
+        page.close()
+        assert len(ids) >= 3, f"{rel}: sections {ids}"
+        missed = []
+        for section in ids:
+            page = ctx.new_page()
+            page.goto(f"{base_url}{rel}#{section}", wait_until="load")
+            harness.settle(page)
+            page.evaluate(harness.PAINTED_JS)
+            top = page.evaluate(TOP_JS, section)
+            if not 0 <= top <= 120:
+                missed.append(f"#{section}: its top at {top:.0f} px")
+            page.close()
+    assert missed == [], f"{rel}: " + "; ".join(missed)
