@@ -217,7 +217,18 @@ def bench_live() -> dict[str, Any]:
     )
     times = json.loads(run.stdout)
     steps, recompute = sorted(times["steps"]), times["full"]
+    # The module's numbers against PyTorch's, by the tests' own comparisons (not timed)
+    from tests.test_js_module import N_RANDOM, random_layer_errors
+    from tests.test_trained_view import stored_run_error
+
+    random_errors = random_layer_errors()
+    stored_error, stored_views = stored_run_error(state)
     return {
+        "js_random_layers": N_RANDOM,
+        "js_vs_torch_random_max_abs": random_errors["torch"],
+        "js_vs_torch_stored_views": stored_views,
+        "js_vs_torch_stored_max_abs": stored_error,
+        "js_vs_torch_max_abs_error": max(random_errors["torch"], stored_error),
         "positions": len(steps),
         "live_step_ms_median": statistics.median(steps),
         "live_step_ms_p95": steps[int(0.95 * (len(steps) - 1))],
@@ -354,6 +365,15 @@ def markdown(results: dict[str, Any]) -> str:
             f"{live['recompute_ms_median']:.1f} / {live['recompute_ms_max']:.1f}",
             "≤ 30 ms",
         )
+        if "js_vs_torch_max_abs_error" in live:
+            row(
+                "JS vs torch, max abs error on attention weights: "
+                f"{live['js_random_layers']} random layers / every stored run "
+                f"({live['js_vs_torch_stored_views']} views) (`js_vs_torch_max_abs_error`)",
+                f"{live['js_vs_torch_random_max_abs']:.1e} / "
+                f"{live['js_vs_torch_stored_max_abs']:.1e}",
+                "≤ 1e-6",
+            )
     if s := results.get("static"):
         row(
             "pages / widget pages / sliders and pickers moved by key",
@@ -460,6 +480,7 @@ SUMMARY = {
     "mha_vs_torch_ratio": ("torch", ["mha_vs_torch_ratio"]),
     "live_step_ms_median": ("live", ["live_step_ms_median"]),
     "live_step_ms_p95": ("live", ["live_step_ms_p95"]),
+    "js_vs_torch_max_abs_error": ("live", ["js_vs_torch_max_abs_error"]),
     "static_switch_ms_median": ("static", ["static_switch_ms_median"]),
     "static_switch_ms_p95": ("static", ["static_switch_ms_p95"]),
     "step_work_ms_median": ("static", ["step_work_ms_median"]),

@@ -153,8 +153,13 @@ def torch_output(c: dict) -> torch.Tensor:
     return torch.cat(list(H), dim=-1) @ W_o  # (n, d_model)
 
 
-def test_random_layers_agree_with_mha_and_torch() -> None:
-    cases = [random_case(k) for k in range(N_RANDOM)]
+def random_layer_errors(count: int = N_RANDOM) -> dict[str, float]:
+    """The module against mha and PyTorch on ``count`` random layers (random_case): the max
+    abs error of its weights against mha's ("mha") and torch's SDPA ("torch"), and of its
+    layer output relative to the output's size ("out"). Checks on the way that a forbidden
+    weight is exactly 0 and that the module's masks are the settings' masks. make bench
+    reports these errors too (benchmarks/run.py)."""
+    cases = [random_case(k) for k in range(count)]
     calls = [["multiHeadAttention", js_args(c)] for c in cases]
     for c in cases:  # the module's own masks, built from the same settings
         n, n_k = c["X"].shape[0], c["X_kv"].shape[0]
@@ -183,6 +188,11 @@ def test_random_layers_agree_with_mha_and_torch() -> None:
             shape = (c["X"].shape[0], c["X_kv"].shape[0])  # (n, n_k)
             want = c["mask"] if c["mask"] is not None else torch.ones(shape, dtype=torch.bool)
             assert torch.equal(torch.tensor(next(masks)), want), (c["kind"], c["opts"])
+    return worst
+
+
+def test_random_layers_agree_with_mha_and_torch() -> None:
+    worst = random_layer_errors()
     print(
         f"\n{N_RANDOM} random layers, max abs error on weights: vs mha {worst['mha']:.2e}, "
         f"vs torch SDPA {worst['torch']:.2e}; layer output (relative) {worst['out']:.2e}"
