@@ -8,9 +8,9 @@
  * land thousands of pixels away (chapter 5's "Switching heads off": 6,109 px above its
  * heading). Once the page has loaded, every part is drawn for one frame, which gives each
  * its true height, and the heading is scrolled to again, unless the reader has scrolled,
- * pressed a key or clicked by then. A link followed
- * within the page (the contents in the margin) lands right without this: the page is laid
- * out by then. tests/browser/test_reflow.py follows such links.
+ * pressed a key or clicked by then. A link followed within the page (the contents in the
+ * margin) lands right without this: the page is laid out by then. tests/browser/test_reflow.py
+ * follows such links.
  */
 (function () {
   "use strict";
@@ -43,9 +43,5 @@
       });
     });
   }
-  window.addEventListener("load", function () {
-    requestAnimationFrame(function () {
-      requestAnimationFrame(land);
-    });
-  });
+  window.addEventListener("load", land);
 })();

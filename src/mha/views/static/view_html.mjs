@@ -202,8 +202,7 @@ export function patchWhenIdle(target, html) {
 
 // target -> the tree (readHtml) of its children as last patched, each node's .dom its node
 const kept = new WeakMap();
-const VOID_TAGS = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
-const FORM_TAGS = new Set(["input", "select", "textarea", "option", "button"]);
+const FORM = new Set(["input", "select", "textarea", "option", "button"]); // replaced whole
 const TAG = /[a-z][a-z0-9-]*/y;
 const ATTRIBUTE = /\s+([^\s=>"'/]+)(?:="([^"]*)")?/y;
 
@@ -242,7 +241,7 @@ export function readHtml(html) {
     if (html[j] !== ">") return null;
     const node = { tag, attrs, kids: [], html, at: lt, end: j + 1 };
     open[open.length - 1].kids.push(node);
-    if (!VOID_TAGS.has(tag)) open.push(node);
+    if (!VOID.has(tag)) open.push(node); // el() writes no end tag for these
     i = j + 1;
   }
   return open.length === 1 ? top.kids : null;
@@ -289,7 +288,7 @@ function patchTree(parent, prev, next) {
       const d = build(b, parent);
       if (!d) return false;
       parent.appendChild(d);
-    } else if (a.tag !== b.tag || (FORM_TAGS.has(b.tag) && a.html.slice(a.at, a.end) !== b.html.slice(b.at, b.end))) {
+    } else if (a.tag !== b.tag || (FORM.has(b.tag) && a.html.slice(a.at, a.end) !== b.html.slice(b.at, b.end))) {
       const d = build(b, parent);
       if (!d) return false;
       parent.replaceChild(d, a.dom);
@@ -323,7 +322,6 @@ function patchTreeAttributes(d, was, want) {
   for (const [name] of was) if (!names.has(name)) d.removeAttribute(name);
 }
 
-const FORM = new Set(["INPUT", "SELECT", "TEXTAREA", "OPTION", "BUTTON"]);
 
 function patchChildren(old, next) {
   // walked by sibling links, not by index: a node of `next` moves into `old` when it is new
@@ -336,7 +334,7 @@ function patchChildren(old, next) {
       if (o.nodeType !== n.nodeType || o.nodeName !== n.nodeName) old.replaceChild(n, o);
       else if (o.nodeType !== Node.ELEMENT_NODE) {
         if (o.nodeValue !== n.nodeValue) o.nodeValue = n.nodeValue;
-      } else if (FORM.has(o.nodeName)) {
+      } else if (FORM.has(o.localName)) {
         if (!o.isEqualNode(n)) old.replaceChild(n, o);
       } else {
         patchAttributes(o, n);
