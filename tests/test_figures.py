@@ -138,3 +138,31 @@ def test_weight_colour_is_the_colormaps_own_colour() -> None:
         want = matplotlib.colors.to_hex(style.CMAP(min(max(v, 0.0), 1.0)))
         assert style.weight_colour(v) == want, v
     assert style.weight_colour(2.0, vmax=4.0) == style.weight_colour(0.5)
+
+
+def test_whole_layer_prints_every_head_average_and_the_output() -> None:
+    from mha.concat import layer_output
+    from mha.figures.layer import FONT, whole_layer
+
+    W_q, W_k, W_v = toy.designed_heads()  # (3, 9, 3) each
+    W_o = toy.random_output(3, 3)  # (9, 9)
+    out, weights = mha.multi_head_attention(toy.X, W_q, W_k, W_v, W_o)  # (5, 9), (3, 5, 5)
+    H, _ = mha.all_heads(toy.X, W_q, W_k, W_v)  # (3, 5, 3)
+    concat = layer_output(toy.X, W_q, W_k, W_v)  # (5, 9)
+    c = toy.CHASED
+    fig = whole_layer(weights[:, c], H[:, c], concat[c], W_o, out[c], toy.WORD_LABELS, "chased")
+    *bars, lower = fig.axes
+    assert len(bars) == 3
+    for i, ax in enumerate(bars):  # each head's bars are its row of weights
+        heights = [p.get_height() for p in ax.patches]
+        assert heights == pytest.approx(weights[i, c].tolist())
+    printed = [t.get_text() for t in lower.texts]
+    for v in [*H[:, c].flatten().tolist(), *out[c].tolist()]:
+        assert f"{v:.2f}" in printed
+    ticks = [t for ax in fig.axes if ax.axison for t in ax.get_xticklabels() + ax.get_yticklabels()]
+    texts = [*ticks, *(t for ax in fig.axes for t in [*ax.texts, ax.title])]
+    sizes = [t.get_fontsize() for t in texts if t.get_text()]
+    assert min(sizes) >= FONT - 1 >= 11  # prints at 7 pt or more on a 6.5-inch column
+    plt.close(fig)
+    with pytest.raises(ValueError, match="side by side"):
+        whole_layer(weights[:, c], H[:, c], concat[c].flip(0), W_o, out[c], toy.WORD_LABELS, "x")

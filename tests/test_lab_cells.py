@@ -126,10 +126,10 @@ def test_caption_reads_the_notebook_again_when_it_changes(tmp_path: Path) -> Non
     page = ROOT / "notebooks" / "02_run_it_again.md"
     copy = tmp_path / page.name
     copy.write_text(page.read_text(encoding="utf-8"), encoding="utf-8")
-    before = caption("fig-chased-rows", tmp_path)
-    copy.write_text(copy.read_text().replace("Each row sums to one", "Rows sum to one"))
-    after = caption("fig-chased-rows", tmp_path)
-    assert "Each row sums to one" in before and "Rows sum to one" in after
+    before = caption("fig-whole-layer", tmp_path)
+    copy.write_text(copy.read_text().replace("three designed heads", "the designed heads"))
+    after = caption("fig-whole-layer", tmp_path)
+    assert "three designed heads" in before and "the designed heads" in after
 
 
 def test_citation_keys_read_as_first_author_and_year() -> None:

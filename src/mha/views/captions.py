@@ -10,13 +10,13 @@ So each figure cell is followed by a markdown cell that only JupyterLab shows (t
 ``remove-cell``, which myst-nb drops), :func:`lab_figure`'s text::
 
     :::{figure}
-    :name: fig-chased-rows
-    {eval}`caption("fig-chased-rows")`
+    :name: fig-whole-layer
+    {eval}`caption("fig-whole-layer")`
     :::
 
 jupyterlab-myst numbers that figure (each chapter's first markdown cell, also for
 JupyterLab only, sets the number of its first figure to the book's) and resolves
-``{numref}`fig-chased-rows``` to it. Its caption is :func:`caption`, which reads the
+``{numref}`fig-whole-layer``` to it. Its caption is :func:`caption`, which reads the
 caption from the figure cell's metadata in the notebook file: the caption is typed once.
 """
 
