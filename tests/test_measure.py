@@ -111,8 +111,28 @@ def test_paired_sign_test_against_enumerating_every_outcome() -> None:
 def test_paired_drops_ties_and_checks_lengths() -> None:
     result = measure.paired(measure.Timing((1.0, 2.0, 3.0)), measure.Timing((1.0, 1.0, 1.0)))
     assert (result.longer, result.pairs) == (2, 2) and result.p_value == pytest.approx(0.5)
+    assert result.shorter == 0 and result.median_ratio == 2.5  # the tie (1.0, 1.0) is dropped
     with pytest.raises(ValueError, match="same number of runs, got 1 and 2"):
         measure.paired(measure.Timing((1.0,)), measure.Timing((1.0, 2.0)))
+
+
+def test_paired_median_ratio_is_the_median_pair_not_the_ratio_of_medians() -> None:
+    """The two can point opposite ways; the median pair follows the pair counts."""
+    a = measure.Timing((1.0, 1.0, 10.0, 10.0, 10.0))
+    b = measure.Timing((2.0, 2.0, 9.0, 9.0, 9.0))
+    result = measure.paired(a, b)
+    assert (result.longer, result.shorter, result.pairs) == (3, 2, 5)
+    assert result.median_ratio == pytest.approx(10.0 / 9.0)  # longer in the median pair
+    assert a.median / b.median == pytest.approx(10.0 / 9.0)
+    c, d = measure.Timing((1.0, 3.0, 3.0)), measure.Timing((2.0, 2.0, 2.0))
+    assert c.median / d.median == 1.5 and measure.paired(c, d).median_ratio == 1.5
+    e, f = measure.Timing((1.0, 5.0, 5.0)), measure.Timing((4.0, 4.5, 4.5))
+    assert e.median / f.median > 1 and measure.paired(e, f).median_ratio > 1
+    # ratio of medians below 1, yet longer in most pairs: the median pair says longer
+    g, h = measure.Timing((2.0, 2.1, 2.2, 9.0, 9.0)), measure.Timing((1.9, 2.0, 5.0, 6.0, 8.0))
+    assert g.median / h.median < 1
+    r = measure.paired(g, h)
+    assert r.longer == 4 and r.median_ratio > 1
 
 
 def test_matrix_products_agree_with_torch_profiler() -> None:

@@ -225,11 +225,20 @@ class Paired:
         pairs: pairs compared (ties count as neither longer nor shorter and are dropped).
         p_value: two-sided sign test: the chance, were each function equally likely
             to take longer in a pair, of a split at least this uneven.
+        median_ratio: the first function's time over the second's, pair by pair, then
+            the median of those ratios (over the pairs compared). With an odd number of
+            pairs it is above 1 exactly when ``longer`` is more than half of ``pairs``.
     """
 
     longer: int
     pairs: int
     p_value: float
+    median_ratio: float
+
+    @property
+    def shorter(self) -> int:
+        """Pairs in which the first function took less time than the second."""
+        return self.pairs - self.longer
 
 
 def paired(a: Timing, b: Timing) -> Paired:
@@ -244,4 +253,5 @@ def paired(a: Timing, b: Timing) -> Paired:
     n, k = len(pairs), sum(x > y for x, y in pairs)
     tail = min(k, n - k)  # the smaller side; the test counts splits at least this uneven
     p = sum(math.comb(n, j) for j in range(n + 1) if min(j, n - j) <= tail) / 2**n
-    return Paired(k, n, min(1.0, p))
+    ratio = statistics.median(x / y for x, y in pairs) if pairs else 1.0
+    return Paired(k, n, min(1.0, p), ratio)
