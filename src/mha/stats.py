@@ -9,7 +9,7 @@ Two settings are compared with a test, not by whether their intervals overlap
 (two 95 % intervals can overlap while the difference is significant). When the two settings
 were run on the same seeds, each seed gives a pair of outcomes, and :func:`mcnemar_exact`
 (the exact McNemar test) uses that pairing. For independent runs, :func:`fisher_exact` gives
-the p-value of Fisher's exact test (Fisher 1922), and :func:`newcombe_interval` an interval
+the p-value of Fisher's exact test (Fisher 1935), and :func:`newcombe_interval` an interval
 for the difference of the two rates (Newcombe 1998).
 """
 
