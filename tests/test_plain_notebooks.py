@@ -218,3 +218,8 @@ def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
     notebook = set(NUMBER.findall("\n".join(markdown_cells(path))))
     missing = prose_numbers(page) - notebook
     assert not missing, f"{path.name}: numbers on the page that its notebook lacks: {missing}"
+
+
+def test_a_dropdown_becomes_a_titled_quote() -> None:
+    lines = plain_notebooks.directive("dropdown", "How sure are we?", {}, ["A caveat."], facts([]))
+    assert "\n".join(lines).strip() == "> **How sure are we?**\n>\n> A caveat."

@@ -1,7 +1,8 @@
 """The two-sample comparisons of mha.stats, checked against independent sources.
 
 Fisher's exact test is compared with SciPy's implementation; Newcombe's interval with the
-values Newcombe (1998, Table II, method 10) printed for his worked examples.
+values Newcombe (1998, Table II, method 10) printed for his worked examples; the exact McNemar
+test with SciPy's binomial test on the discordant pairs, and with a case worked by hand.
 """
 
 from __future__ import annotations
@@ -9,9 +10,10 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.stats import binomtest
 from scipy.stats import fisher_exact as scipy_fisher_exact
 
-from mha.stats import fisher_exact, newcombe_interval
+from mha.stats import fisher_exact, mcnemar_exact, newcombe_interval
 
 
 @st.composite
@@ -79,3 +81,65 @@ def test_fisher_exact_never_exceeds_one() -> None:
     # Every table of these margins is at most as likely as the observed one, so the sum is
     # the whole distribution: 1, which floating point adds up to 1 + 2**-52.
     assert fisher_exact(3, 5, 4, 7) == 1.0
+
+
+@st.composite
+def paired_outcomes(draw: st.DrawFn) -> tuple[list[bool], list[bool]]:
+    n = draw(st.integers(1, 60))
+    return draw(st.lists(st.booleans(), min_size=n, max_size=n)), draw(
+        st.lists(st.booleans(), min_size=n, max_size=n)
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(paired_outcomes())
+def test_mcnemar_exact_matches_scipy_binomtest(pairs: tuple[list[bool], list[bool]]) -> None:
+    a, b = pairs
+    n_ab = sum(x and not y for x, y in zip(a, b, strict=True))
+    n_ba = sum(y and not x for x, y in zip(a, b, strict=True))
+    expected = binomtest(n_ab, n_ab + n_ba, 0.5).pvalue if n_ab + n_ba else 1.0
+    assert mcnemar_exact(a, b) == pytest.approx(expected, rel=1e-9, abs=1e-15)
+    assert mcnemar_exact(b, a) == mcnemar_exact(a, b)  # two-sided: the order does not matter
+
+
+def test_mcnemar_exact_by_hand() -> None:
+    # Five seeds: a wins on seeds 0, 1 and 2, b on seed 3, both succeed on seed 4. Three
+    # discordant pairs go a's way, one b's: p = 2 * P(X <= 1), X ~ Binomial(4, 1/2),
+    # = 2 * (1 + 4) / 16 = 0.625.
+    a = [True, True, True, False, True]
+    b = [False, False, False, True, True]
+    assert mcnemar_exact(a, b) == 0.625
+    # Concordant pairs carry no information: adding any number leaves p alone.
+    assert mcnemar_exact([*a, True, False], [*b, True, False]) == 0.625
+    assert mcnemar_exact([True] * 4, [True] * 4) == 1.0  # no discordant pair
+    assert mcnemar_exact([1, 1, 1, 1, 1], [0, 0, 0, 0, 0]) == 2 / 32  # all five one way
+
+
+def test_mcnemar_exact_on_the_books_runs() -> None:
+    """The paired p-values a reader computed for issue 36: one head against two narrow heads,
+    and against four, on seeds 0-19 (solved or not at step 400)."""
+    from mha.training import curves, probe
+    from mha.training.data import D_MODEL
+
+    seeds = range(20)
+
+    def solved(h: int, d_k: int) -> list[bool]:
+        return [curves.metrics(h, d_k, s)["test_both"] >= probe.SOLVED_AT for s in seeds]
+
+    one = solved(1, D_MODEL)
+    assert mcnemar_exact(solved(2, 6), one) == pytest.approx(0.0225, abs=5e-5)
+    assert mcnemar_exact(solved(4, 3), one) == pytest.approx(0.0010, abs=5e-5)
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "match"),
+    [
+        ([True, False], [True], "pair up"),
+        ([], [], "no outcomes"),
+        ([True, 2], [True, False], "a must hold booleans"),
+        ([True, False], [0.5, True], "b must hold booleans"),
+    ],
+)
+def test_mcnemar_exact_errors_name_the_bad_input(a, b, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        mcnemar_exact(a, b)

@@ -220,6 +220,8 @@ def directive(
         n = number_of(facts.exercises, label, "exercise", facts.docname)
         title = f" ({arg.strip()})" if arg.strip() else ""
         return ["", f"**Exercise {n}{title}.** {text}", ""]
+    if name == "dropdown":  # a folded block: in plain text, a quote under its title
+        return ["", quote(f"**{arg.strip() or 'More'}**\n\n{text}"), ""]
     if name in ("admonition", "note", "tip", "important", "warning", "hint", "caution"):
         title = arg.strip() or name.capitalize()
         return ["", quote(f"**{title}**\n\n{text}"), ""]

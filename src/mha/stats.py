@@ -5,15 +5,18 @@ the Wilson score interval (Wilson 1927), which stays inside ``[0, 1]`` and behav
 for small ``n`` and for ``k = 0`` or ``k = n``, where the textbook ``p ± z·se`` interval
 collapses to a single point.
 
-Two settings are compared with a two-sample test, not by whether their intervals overlap
-(two 95 % intervals can overlap while the difference is significant):
-:func:`fisher_exact` gives the p-value of Fisher's exact test, and
-:func:`newcombe_interval` an interval for the difference of the two rates.
+Two settings are compared with a test, not by whether their intervals overlap
+(two 95 % intervals can overlap while the difference is significant). When the two settings
+were run on the same seeds, each seed gives a pair of outcomes, and :func:`mcnemar_exact`
+(the exact McNemar test) uses that pairing. For independent runs, :func:`fisher_exact` gives
+the p-value of Fisher's exact test (Fisher 1935), and :func:`newcombe_interval` an interval
+for the difference of the two rates (Newcombe 1998).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from statistics import NormalDist
 
 
@@ -75,6 +78,45 @@ def fisher_exact(k1: int, n1: int, k2: int, n2: int) -> float:
     observed = prob(k1)
     p = sum(q for x in range(lo, hi + 1) if (q := prob(x)) <= observed * (1 + 1e-7))
     return min(1.0, p)
+
+
+def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> float:
+    """Two-sided p-value of the exact McNemar test for paired successes and failures.
+
+    ``a[i]`` and ``b[i]`` are the outcomes of two settings run on the same seed ``i``. Only
+    the discordant pairs carry information: ``n_ab``, the seeds where ``a`` succeeded and
+    ``b`` failed, and ``n_ba``, the reverse. If both settings share one success rate, each of
+    the ``n = n_ab + n_ba`` discordant pairs falls either way with probability 1/2, so the
+    p-value is the two-sided binomial test of ``n_ab`` in ``n`` trials:
+    ``min(1, 2 · P(X <= min(n_ab, n_ba)))`` with ``X ~ Binomial(n, 1/2)``. With no
+    discordant pair it is 1.
+
+    Args:
+        a: the first setting's outcomes, one per seed (``True``: success).
+        b: the second setting's outcomes on the same seeds, in the same order.
+
+    Returns:
+        The p-value, in ``(0, 1]``.
+
+    Raises:
+        ValueError: if ``a`` and ``b`` differ in length, are empty, or hold anything but
+            booleans (or the integers 0 and 1).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"a and b must pair up seed by seed, got {len(a)} and {len(b)} outcomes")
+    if not a:
+        raise ValueError("a and b hold no outcomes")
+    for name, xs in (("a", a), ("b", b)):
+        bad = [x for x in xs if not isinstance(x, (bool, int)) or x not in (0, 1)]
+        if bad:
+            raise ValueError(f"{name} must hold booleans (or 0 and 1), got {bad[0]!r}")
+    n_ab = sum(bool(x) and not bool(y) for x, y in zip(a, b, strict=True))
+    n_ba = sum(bool(y) and not bool(x) for x, y in zip(a, b, strict=True))
+    n = n_ab + n_ba
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, x) for x in range(min(n_ab, n_ba) + 1)) / 2**n
+    return min(1.0, 2 * tail)
 
 
 def newcombe_interval(

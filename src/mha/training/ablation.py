@@ -1,9 +1,14 @@
-"""Switching heads off after training: how much of the answer each head carries.
+"""Switching heads off after training: how much the trained read-out relies on each head.
 
-A head is removed by zeroing its block of ``d_v`` rows of ``W^O``, so its output adds
-nothing to the verb's row, ``O = sum_{j != i} head_j W^O_j``, while every other weight,
-the read-out included, stays as trained (Michel et al. 2019 remove heads the same way).
-Nothing is trained again: one forward pass per removed head.
+Two ways to take a head out, both leaving every other weight, the read-out included, as
+trained (nothing is trained again):
+
+* **switching a head off** (zero-ablation): zero the head's block of ``d_v`` rows of
+  ``W^O``, so its output adds nothing to the verb's row,
+  ``O = sum_{j != i} head_j W^O_j`` (Michel et al. 2019 remove heads the same way);
+* **replacing a head by its mean** (mean-ablation): the head's output at the verb is
+  replaced by its mean over a batch of sentences, so the head still adds its average
+  contribution but no longer anything that depends on the sentence.
 """
 
 from __future__ import annotations
@@ -13,8 +18,8 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.training.data import Sentences
-from mha.training.model import HeadsModel
+from mha.training.data import NOUNS, Sentences
+from mha.training.model import HeadsModel, TiedValuesModel
 from mha.training.probe import SOLVED_AT, evaluate
 from mha.training.store import load_model
 
@@ -44,6 +49,61 @@ def ablate(model: HeadsModel, batch: Sentences) -> torch.Tensor:
     return torch.tensor(rows, dtype=torch.float64)  # (h + 1, 3)
 
 
+def head_outputs(model: HeadsModel, batch: Sentences) -> torch.Tensor:
+    """Each head's output at the verb, before ``W^O``: ``(N, h, d_v)``.
+
+    Head ``i``'s output is its verb row of weights times its values; the layer's output at
+    the verb is these side by side, times ``W^O``.
+    """
+    if isinstance(model, TiedValuesModel):
+        raise ValueError("head_outputs needs an ordinary HeadsModel, not a tied-values layer")
+    with torch.no_grad():
+        _, weights = model(batch)  # (N, h, n, n)
+        rows = weights[torch.arange(len(batch)), :, batch.verb]  # (N, h, n)
+        X = model.embed[batch.tokens] + model.pe  # (N, n, d_model)
+        V = torch.einsum("bnd,hdk->bhnk", X, model.W_v)  # (N, h, n, d_v)
+        return torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_v)
+
+
+def scores_with_mean_head(model: HeadsModel, batch: Sentences, head: int) -> torch.Tensor:
+    """The read-out's scores ``(N, 2, nouns)`` when head ``head`` is replaced by its mean.
+
+    The head's output at the verb is replaced, in every sentence of ``batch``, by its mean
+    over ``batch``; every other head's output, ``W^O`` and the read-out stay as they are.
+    """
+    if not 0 <= head < model.h:
+        raise ValueError(f"head {head} does not exist in a model with h = {model.h}")
+    heads = head_outputs(model, batch)  # (N, h, d_v)
+    heads[:, head] = heads[:, head].mean(0)  # (d_v,) broadcast to every sentence
+    with torch.no_grad():
+        out = heads.flatten(1) @ model.W_o  # (N, d_model)
+        return (out @ model.read + model.bias).view(len(batch), 2, len(NOUNS))
+
+
+def _accuracies(logits: torch.Tensor, batch: Sentences) -> list[float]:
+    """Subject, object and both-right shares of ``batch`` for scores ``(N, 2, nouns)``."""
+    guess = logits.argmax(-1)  # (N, 2)
+    s_ok, o_ok = guess[:, 0] == batch.subject, guess[:, 1] == batch.object  # (N,) each
+    return [
+        float(s_ok.double().mean()),
+        float(o_ok.double().mean()),
+        float((s_ok & o_ok).double().mean()),
+    ]
+
+
+def mean_ablate(model: HeadsModel, batch: Sentences) -> torch.Tensor:
+    """Accuracy left when each head is replaced by its mean over ``batch`` in turn: ``(h + 1, 3)``.
+
+    Laid out as :func:`ablate`: row 0 is the intact model, row ``i + 1`` the model with head
+    ``i`` replaced by its mean; the columns are subject, object and both right.
+    """
+    with torch.no_grad():
+        logits, _ = model(batch)  # (N, 2, nouns)
+    rows = [_accuracies(logits, batch)]
+    rows += [_accuracies(scores_with_mean_head(model, batch, i), batch) for i in range(model.h)]
+    return torch.tensor(rows, dtype=torch.float64)  # (h + 1, 3)
+
+
 @dataclass(frozen=True)
 class Removal:
     """One setting's runs with one head switched off at a time.
@@ -51,13 +111,16 @@ class Removal:
     Attributes:
         h, d_k: heads and their width.
         seeds: the runs, one per seed.
-        acc: ``(runs, h + 1, 3)`` :func:`ablate` of every run.
+        acc: ``(runs, h + 1, 3)`` :func:`ablate` of every run (heads switched off).
+        mean: ``(runs, h + 1, 3)`` :func:`mean_ablate` of every run (heads replaced by their
+            mean over the same sentences).
     """
 
     h: int
     d_k: int
     seeds: tuple[int, ...]
     acc: torch.Tensor
+    mean: torch.Tensor
 
     @property
     def solved(self) -> torch.Tensor:
@@ -70,12 +133,21 @@ class Removal:
         return self.acc[:, 1:, 2] >= SOLVED_AT
 
     @property
+    def spare_mean(self) -> torch.Tensor:
+        """``(runs, h)`` whether the run still solves the task with that head replaced by its
+        mean."""
+        return self.mean[:, 1:, 2] >= SOLVED_AT
+
+    @property
     def least_loss(self) -> torch.Tensor:
         """``(runs,)`` the both-right accuracy lost by removing the head the run needs least."""
         return self.acc[:, 0, 2] - self.acc[:, 1:, 2].max(-1).values
 
 
 def removal(h: int, d_k: int, seeds: tuple[int, ...], batch: Sentences) -> Removal:
-    """:func:`ablate` for the stored runs of ``h`` heads of width ``d_k``, on ``batch``."""
-    acc = torch.stack([ablate(load_model(h, d_k, s), batch) for s in seeds])  # (runs, h+1, 3)
-    return Removal(h, d_k, tuple(seeds), acc)
+    """:func:`ablate` and :func:`mean_ablate` for the stored runs of ``h`` heads of width
+    ``d_k``, on ``batch``."""
+    models = [load_model(h, d_k, s) for s in seeds]
+    acc = torch.stack([ablate(m, batch) for m in models])  # (runs, h + 1, 3)
+    mean = torch.stack([mean_ablate(m, batch) for m in models])  # (runs, h + 1, 3)
+    return Removal(h, d_k, tuple(seeds), acc, mean)

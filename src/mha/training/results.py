@@ -1,6 +1,6 @@
 """What the stored runs show, setting by setting: how many seeds solved the task at the last
-step and how many met the mark at some evaluation step, how sure those counts are, whether
-two settings' counts differ, and what kind of job each trained head took."""
+step and how many met the mark at some evaluation step, how sure those counts are, and what
+kind of job each trained head took."""
 
 from __future__ import annotations
 
@@ -8,14 +8,12 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from mha.stats import fisher_exact, newcombe_interval, wilson_interval
+from mha.stats import wilson_interval
 from mha.training.curves import both_curve, metrics
 from mha.training.data import all_sentences, split
 from mha.training.model import HeadsModel
 from mha.training.probe import SOLVED_AT, both_right, head_kinds, scores_without_position
 from mha.training.store import SEEDS, load_model
-
-MEASURES: tuple[str, ...] = ("solved", "reached")  # the two counts a Comparison can compare
 
 
 @dataclass(frozen=True)
@@ -57,12 +55,6 @@ class Setting:
             raise ValueError(f"the runs of h={self.h}, d_k={self.d_k} keep no accuracy curve")
         return sum(b >= SOLVED_AT for b in self.best)
 
-    def count(self, measure: str) -> int:
-        """``solved`` or ``reached``, by name (see :data:`MEASURES`)."""
-        if measure not in MEASURES:
-            raise ValueError(f"measure must be one of {MEASURES}, got {measure!r}")
-        return self.solved if measure == "solved" else self.reached
-
 
 def setting(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> Setting:
     """The stored runs of ``h`` heads of width ``d_k``, summed up (reads ``runs.json`` and
@@ -87,38 +79,6 @@ def summed_up(
     loss = tuple(m["test_loss"] for m in ms)
     kept = None if best is None else tuple(best)
     return Setting(h, d_k, weights, len(ms), solved, low, high, both, loss, kept)
-
-
-@dataclass(frozen=True)
-class Comparison:
-    """Two settings' counts compared (``a`` against ``b``), on one measure.
-
-    Attributes:
-        a, b: the two settings.
-        low, high: Newcombe's 95 % interval for the difference of their shares,
-            ``a.count(measure) / a.runs - b.count(measure) / b.runs``.
-        p: two-sided p-value of Fisher's exact test that both counts come from one rate.
-        measure: ``"solved"`` (at the last step) or ``"reached"`` (at some evaluation step).
-    """
-
-    a: Setting
-    b: Setting
-    low: float
-    high: float
-    p: float
-    measure: str = "solved"
-
-    @property
-    def difference(self) -> float:
-        return self.a.count(self.measure) / self.a.runs - self.b.count(self.measure) / self.b.runs
-
-
-def compare(a: Setting, b: Setting, measure: str = "solved") -> Comparison:
-    """Fisher's exact test and Newcombe's interval for ``a``'s share minus ``b``'s, counting
-    runs ``solved`` at the last step or ``reached`` at some evaluation step."""
-    ka, kb = a.count(measure), b.count(measure)
-    low, high = newcombe_interval(ka, a.runs, kb, b.runs)
-    return Comparison(a, b, low, high, fisher_exact(ka, a.runs, kb, b.runs), measure)
 
 
 def kinds(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> list[list[str]]:

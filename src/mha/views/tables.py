@@ -2,46 +2,8 @@
 
 from __future__ import annotations
 
-from mha.stats import wilson_interval
-from mha.training import SOLVED_AT, Run, role_of
 from mha.training.ablation import Removal
-from mha.training.results import Comparison, Setting
-from mha.views.text import fmt_p
-
-
-def results_table(runs: list[Run]) -> str:
-    """A Markdown table of the final loss and accuracy of each run."""
-    lines = [
-        "| h | d_k | seed | train loss | test loss | subject acc. | object acc. | both right |",
-        "|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for run in runs:
-        m, c = run.metrics, run.config
-        lines.append(
-            f"| {c.h} | {c.d_k} | {c.seed} | {m['train_loss']:.4f} | "
-            f"{m['test_loss']:.4f} | {m['test_subject']:.3f} | {m['test_object']:.3f} | "
-            f"{m['test_both']:.3f} |"
-        )
-    return "\n".join(lines)
-
-
-def roles_table(runs: list[Run]) -> str:
-    """A Markdown table: per run, the role each head's verb row weighs most, and how much.
-
-    Each cell reads ``role (subject / object / other weight)``, averaged over the
-    test sentences.
-    """
-    h = runs[0].config.h
-    head_cols = " | ".join(f"head {i + 1}" for i in range(h))
-    lines = [f"| seed | {head_cols} |", "|---:|" + ":---|" * h]
-    for run in runs:
-        assert run.roles is not None
-        cells = [
-            f"**{role}** ({' / '.join(f'{x:.2f}' for x in run.roles[i].tolist())})"
-            for i, role in enumerate(role_of(run.roles))
-        ]
-        lines.append(f"| {run.config.seed} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+from mha.training.results import Setting
 
 
 def settings_table(settings: list[Setting]) -> str:
@@ -76,90 +38,25 @@ def kinds_table(rows: dict[tuple[int, int], dict[str, int]]) -> str:
     return "\n".join(lines)
 
 
-def comparison_table(comparisons: list[Comparison]) -> str:
-    """A Markdown table: per pair of settings, both counts (of the comparison's measure),
-    Newcombe's 95 % interval for the difference of their shares, and Fisher's exact p-value."""
-    what = {"solved": "solved", "reached": "met the mark"}[comparisons[0].measure]
-    if any(c.measure != comparisons[0].measure for c in comparisons):
-        raise ValueError("comparison_table needs comparisons of one measure")
-    lines = [
-        f"| setting | {what} | against | {what} | difference | 95 % interval | Fisher's p |",
-        "|:---|---:|:---|---:|---:|:---:|---:|",
-    ]
-    for c in comparisons:
-        ka, kb = c.a.count(c.measure), c.b.count(c.measure)
-        lines.append(
-            f"| {_name(c.a.h, c.a.d_k)} | {ka} of {c.a.runs} | {_name(c.b.h, c.b.d_k)} | "
-            f"{kb} of {c.b.runs} | {c.difference:+.2f} | "
-            f"{c.low:+.2f} to {c.high:+.2f} | {fmt_p(c.p)} |"
-        )
-    return "\n".join(lines)
-
-
-def two_measures_table(pairs: list[tuple[Comparison, Comparison]]) -> str:
-    """A Markdown table: per setting, runs solved at the last step and runs that met the mark
-    at some evaluation step, each with Fisher's exact p against the same other setting.
-
-    ``pairs``: per setting, its ``solved`` and its ``reached`` comparison (same ``a``, ``b``).
-    """
-    lines = [
-        "| setting | solved at the last step | Fisher's p against one head "
-        "| met the mark at some evaluation step | Fisher's p against one head |",
-        "|:---|---:|---:|---:|---:|",
-    ]
-    for solved, reached in pairs:
-        if (solved.measure, reached.measure) != ("solved", "reached") or solved.a is not reached.a:
-            raise ValueError("each pair needs a solved and a reached comparison of one setting")
-        a = solved.a
-        is_b = a is solved.b
-        p_s, p_r = ("", "") if is_b else (fmt_p(solved.p), fmt_p(reached.p))
-        lines.append(
-            f"| {_name(a.h, a.d_k)} | {a.solved} of {a.runs} | {p_s} "
-            f"| {a.reached} of {a.runs} | {p_r} |"
-        )
-    return "\n".join(lines)
-
-
 def removal_table(removals: list[Removal]) -> str:
     """A Markdown table: per setting, held-out both-right accuracy with all heads and with one
-    head switched off (lowest and highest over heads and seeds), and how many runs still
-    solve the task without the head they need least, with its Wilson 95 % interval."""
+    head taken out (lowest to highest over heads and seeds), and how many solved runs still
+    solve the task without some head, switched off or replaced by its mean."""
     lines = [
         "| heads h | width d_k | runs solved | both right, all heads: mean "
-        "| one head off: lowest to highest | solved runs that survive losing some head "
-        "| 95 % interval |",
-        "|---:|---:|---:|---:|:---:|---:|:---:|",
+        "| one head switched off: lowest to highest "
+        "| solved runs that can spare a head: switched off | replaced by its mean |",
+        "|---:|---:|---:|---:|:---:|---:|---:|",
     ]
     for r in removals:
         solved = int(r.solved.sum())
         survive = int((r.solved & r.spare.any(-1)).sum())
-        low, high = wilson_interval(survive, solved) if solved else (float("nan"),) * 2
+        survive_mean = int((r.solved & r.spare_mean.any(-1)).sum())
         off = r.acc[:, 1:, 2]  # (runs, h)
         lines.append(
             f"| {r.h} | {r.d_k} | {solved} of {len(r.seeds)} | {float(r.acc[:, 0, 2].mean()):.3f} "
             f"| {float(off.min()):.3f} to {float(off.max()):.3f} | {survive} of {solved} "
-            f"| {low:.2f} to {high:.2f} |"
-        )
-    return "\n".join(lines)
-
-
-def longer_table(
-    short: dict[int, dict[str, float]], long: dict[int, dict[str, float]], steps: int, more: int
-) -> str:
-    """A Markdown table: per seed, held-out accuracy and loss after ``steps`` and after ``more``
-    steps of the same run (``short`` and ``long`` map seeds to their recorded metrics)."""
-    lines = [
-        f"| seed | both right, {steps} steps | both right, {more} steps "
-        f"| held-out loss, {steps} steps | held-out loss, {more} steps "
-        f"| solved at {more} steps |",
-        "|---:|---:|---:|---:|---:|:---:|",
-    ]
-    for seed, m in short.items():
-        m2 = long[seed]
-        done = "yes" if m2["test_both"] >= SOLVED_AT else "no"
-        lines.append(
-            f"| {seed} | {m['test_both']:.3f} | {m2['test_both']:.3f} | {m['test_loss']:.3f} "
-            f"| {m2['test_loss']:.3f} | {done} |"
+            f"| {survive_mean} of {solved} |"
         )
     return "\n".join(lines)
 
@@ -174,7 +71,8 @@ def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) 
     Args:
         one: the single head's setting (its own row; it has nothing to compare within).
         rows: per ``h``, ``(ordinary, tied, p_vs_ordinary, p_vs_one)``: the two settings and
-            Fisher's exact test of the tied count against the ordinary and the one-head count.
+            the paired test (:func:`~mha.stats.mcnemar_exact`, seed by seed) of the tied runs
+            against the ordinary runs and against one head's runs.
     """
 
     def count(s: Setting) -> str:
@@ -182,8 +80,8 @@ def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) 
 
     lines = [
         "| heads h | query/key width d_k | own values: solved (95 % interval) "
-        "| tied values: solved (95 % interval) | tied against own: Fisher p "
-        "| tied against one head: Fisher p |",
+        "| tied values: solved (95 % interval) | tied against own: paired p "
+        "| tied against one head: paired p |",
         "|---:|---:|:---:|:---:|---:|---:|",
         f"| {one.h} | {one.d_k} | {count(one)} | (one head is both) | | |",
     ]
