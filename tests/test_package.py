@@ -183,6 +183,13 @@ def test_source_shows_the_functions_as_they_are_in_their_files() -> None:
     assert fenced[0] == "````python" and fenced[-1] == "````"
 
 
+def test_fmt_p_gives_two_digits_and_goes_scientific_below_a_thousandth() -> None:
+    from mha.views.text import fmt_p
+
+    shown = [repr(fmt_p(p)) for p in (1.0, 0.3333, 0.0283, 0.001, 0.00028)]
+    assert shown == ["1", "0.33", "0.028", "0.001", "2.8e-04"]
+
+
 def test_fmt_list_joins_values_as_an_english_list() -> None:
     from mha.views.text import fmt_list
 

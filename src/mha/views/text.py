@@ -58,6 +58,13 @@ def at_most(value: float, spec: str) -> Shown:
     return _rounded(value, spec, ROUND_CEILING)
 
 
+def fmt_p(p: float) -> Shown:
+    """A p-value as the book shows it, in tables and prose: two significant digits, and from
+    below 0.001 in scientific notation: ``fmt_p(0.0283)`` shows ``0.028``, ``fmt_p(2.8e-4)``
+    ``2.8e-04``."""
+    return Shown(f"{p:.2g}" if p >= 0.001 else f"{p:.1e}")
+
+
 def fmt_list(values: Sequence[object], spec: str = "") -> Shown:
     """Values as an English list for the prose: ``fmt_list([1, 4, 7])`` shows ``1, 4 and 7``."""
     if not values:
