@@ -44,6 +44,7 @@ The figures (matplotlib), one module per subject:
       figures.attention  weight tables, rows as bars, stacked rows, growth curves
       figures.cost       cost of a layer against the number of heads
       figures.concat     heads side by side, the columns a head reaches, the reshape
+      figures.layer      the whole layer for one word: rows, averages, concatenation, W^O
       figures.maps       each head's map W^V_i W^O_i as a grid of printed numbers
       figures.mask       weights before and after a mask
       figures.cross      cross-attention: the words being written reading the source
