@@ -241,16 +241,19 @@ def _merge_streams_without_mutating() -> None:
 
 def hash_build_code(app: Sphinx, config: Config) -> None:
     """The build's own code as an "html" setting: book/_ext (extensions, static files,
-    templates) and package-lock.json (the npm assets the pages load). When it changes,
+    templates), package-lock.json (the npm assets the pages load) and _toc.yml (the sidebar
+    of every page). When it changes,
     Sphinx writes every page again (it re-reads and re-executes none), so that no page keeps
     what an older extension or asset wrote into it.
     """
     digest = hashlib.sha256()
     ext = Path(__file__).parent
     files = sorted(p for p in ext.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    lock = Path(app.srcdir) / "package-lock.json"
+    # package-lock.json: the npm assets; _toc.yml: every page's sidebar lists every page, and
+    # Sphinx writes again only the pages whose own source changed.
+    extra = [Path(app.srcdir) / name for name in ("package-lock.json", "_toc.yml")]
     named = [(p.relative_to(ext).as_posix(), p) for p in files]
-    for name, path in named + ([(lock.name, lock)] if lock.is_file() else []):
+    for name, path in named + [(p.name, p) for p in extra if p.is_file()]:
         digest.update(name.encode() + b"\0" + path.read_bytes())
     config.mha_build_code = digest.hexdigest()
 
