@@ -79,8 +79,8 @@ def tied_table(one: Setting, rows: list[tuple[Setting, Setting, float, float]]) 
         return f"{s.solved} of {s.runs} ({s.low:.2f} to {s.high:.2f})"
 
     lines = [
-        "| heads h | query/key width d_k | own values: solved (95 % interval) "
-        "| tied values: solved (95 % interval) | tied against own: paired p "
+        "| heads h | query/key width d_k | ordinary layers: solved (95 % interval) "
+        "| tied-values layers: solved (95 % interval) | tied against ordinary: paired p "
         "| tied against one head: paired p |",
         "|---:|---:|:---:|:---:|---:|---:|",
         f"| {one.h} | {one.d_k} | {count(one)} | (one head is both) | | |",
