@@ -52,9 +52,8 @@ BUILT := _build/.built
 book: $(BUILT)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-# book/_ext/build_book.py runs `jupyter-book build` without an import that costs seconds.
 $(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
-	$(BIN)/python book/_ext/build_book.py build . -W --keep-going
+	$(BIN)/jupyter-book build . -W --keep-going
 	@touch $@
 
 # The PDF, from the same Sphinx environment as the site (nothing executes again): a picture
@@ -74,9 +73,9 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	@tests/browser/ensure-texlive
 	$(BIN)/python -m tests.browser.widget_stills
 	rm -rf _build/latex
-	$(BIN)/python book/_ext/build_book.py build . --builder pdflatex -W --keep-going
+	$(BIN)/jupyter-book build . --builder pdflatex -W --keep-going
 	cp $(PDF) _build/html/multi-head-attention.pdf
-	$(BIN)/python book/_ext/build_book.py build . -W --keep-going
+	$(BIN)/jupyter-book build . -W --keep-going
 
 # test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
 # built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and

@@ -17,13 +17,8 @@ if str(EXT) not in sys.path:
 
 notebook_files = importlib.import_module("notebook_files")
 static_widgets = importlib.import_module("static_widgets")
-kernel_preload = importlib.import_module("kernel_preload")
-parallel_reads = importlib.import_module("parallel_reads")
 plain_notebooks = importlib.import_module("plain_notebooks")
 widget_loader = importlib.import_module("widget_loader")
 execution = importlib.import_module("execution")
-lean_pages = importlib.import_module("lean_pages")
-batched_evals = importlib.import_module("batched_evals")
-numref_cache = importlib.import_module("numref_cache")
 build_math = importlib.import_module("build_math")
 publish = importlib.import_module("publish")

@@ -60,15 +60,6 @@ def test_the_maths_imports_neither_matplotlib_nor_ipywidgets() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_only_the_view_helper_writes_a_view_root() -> None:
-    hand_built = [
-        str(p.relative_to(SRC))
-        for p in SRC.rglob("*.py")
-        if p.name != "html.py" and 'class="mha-view"' in p.read_text()
-    ]
-    assert not hand_built
-
-
 def test_checks_run_once_at_the_outermost_call(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
     real = checks.projections

@@ -273,7 +273,6 @@ def test_without_a_repository_url_no_button_leads_out(tmp_path: Path, url: str |
     URL (the control) the same page has them all."""
     config = copy.deepcopy(CONFIG)
     config["execute"]["execute_notebooks"] = "off"
-    config["sphinx"]["config"]["mha_read_jobs"] = 1
     if url is None:
         del config["repository"]["url"]
     (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))

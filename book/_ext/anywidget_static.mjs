@@ -1,6 +1,8 @@
 // Why this file: the first view of anywidget widgets, drawn in Node at build time by the
 // widget's own module (book/_ext/static_widgets.py puts it in the page).
 //
+// Stands in for: no upstream option (see book/_ext/static_widgets.py).
+//
 // Called by book/_ext/static_widgets.py (render_anywidgets) with, on standard input, a JSON list
 // of {esm, state}: each widget's ES module as its saved state holds it (the _esm trait) and
 // its saved traits. The module is imported from a data: URL, exactly the text the browser

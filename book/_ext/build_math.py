@@ -1,5 +1,8 @@
 """The site's math typeset at build time, so that no page loads a math runtime.
 
+Stands in for: Sphinx's ``sphinx.ext.mathjax`` (Jupyter Book's default), which typesets in
+the browser with a runtime from a CDN.
+
 Route: MathJax 3's own Node API (npm ``mathjax-full``, pinned exactly in package.json and
 installed by ``make book``'s ``npm ci``), the engine the site ran in the browser before
 (MathJax 3.2.2), so the TeX it reads and the way it draws are unchanged. Output: SVG (no

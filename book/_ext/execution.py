@@ -1,24 +1,27 @@
-"""Notebook execution for the book: in parallel, and never stale.
+"""Notebook execution for the book: never stale.
 
+Why it exists: the notebooks execute inline (``execute_notebooks: inline``): myst-nb runs
+each one in a kernel while Sphinx reads it, so the ``{eval}`` roles in the prose are filled
+in with the values the code computed, as JupyterLab (with jupyterlab-myst) fills them in for
+a learner. Inline execution has no cache of its own; Sphinx's environment is the cache (a
+page whose sources have not changed is not read, so not executed, again). What it stands in
+for: myst-nb's ``execute_notebooks: cache`` (jupyter-cache), which executes a notebook again
+when its code changes but not when a module it imports does, and cannot fill ``{eval}``.
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
-
-The notebooks execute inline (``execute_notebooks: inline``): myst-nb runs each
-one in a kernel while Sphinx reads it, so the ``{eval}`` roles in the prose are
-filled in with the values the code computed, exactly as JupyterLab (with
-jupyterlab-myst) fills them in for a learner. Sphinx's own environment is the
-execution cache: a page whose sources have not changed is not read again, so
-its notebook is not executed again.
 
 * **Never stale.** When Sphinx reads a notebook, this extension records as its
   dependencies every module of ``src/mha`` that the notebook imports, directly
   or through other modules of the package, the data files kept beside those
   modules (the stored trained weights), and ``requirements.txt``. Sphinx
   reads a page again when one of its dependencies changes, so editing
-  ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks.
-* **In parallel.** Pages are read in parallel processes, each with its own kernel
-  (``book/_ext/parallel_reads.py``).
-* **Measured.** ``_build/execution.json`` records, per page, the seconds its notebook
-  took and the CPU seconds that reading the page took, its kernel included.
+  ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks
+  (``tests/test_build.py``).
+* **The build's own code.** A change to ``book/_ext`` or ``package-lock.json`` writes every
+  page again (nothing is executed again): :func:`hash_build_code`.
+* **Prints in one box.** myst-nb's ``nb_merge_streams`` merges in place and cuts prints;
+  :func:`_merge_streams_without_mutating` wraps its merge function (a patch of myst-nb).
+* **Reported.** ``_build/execution.json`` records, per page, the seconds its notebook took
+  (myst-nb's own record; ``make bench`` reports it).
 """
 
 from __future__ import annotations
@@ -26,9 +29,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import resource
-import sys
-import time
 from pathlib import Path
 
 from sphinx.application import Sphinx
@@ -135,48 +135,9 @@ def _code_of(path: Path, text: str) -> str:
     return "\n".join(line for c in cells for line in c.splitlines() if not line.startswith("%"))
 
 
-def _cpu_seconds() -> tuple[float, float]:
-    """CPU seconds (user + system) of this process, and of its kernels that have ended (its
-    children, and the kernels that book/_ext/kernel_preload.py forked for it)."""
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    preload = sys.modules.get("kernel_preload")  # kernels forked by book/_ext/kernel_preload.py
-    forked = preload.kernel_cpu[0] if preload else 0.0
-    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime + forked
-
-
-_reading: dict[str, tuple[float, float, float]] = {}  # docname -> clocks as its reading began
-_BUILD_START = time.monotonic()  # as Sphinx loads the extensions, before it reads any page
-
-
-def start_page_clock(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Note the clocks as a page's reading (and so its notebook's execution) begins."""
-    _reading[docname] = (*_cpu_seconds(), time.monotonic())
-
-
-def stop_page_clock(app: Sphinx, doctree) -> None:
-    """Record the CPU seconds reading the page took, and how many of them its kernel took:
-    the kernel has ended (and been counted) by now. A page is read in one process, so no
-    other page's time is mixed in."""
-    from myst_nb.sphinx_ import NbMetadataCollector
-
-    docname = app.env.docname
-    if docname in _reading:
-        (own0, kids0, began), (own1, kids1) = _reading.pop(docname), _cpu_seconds()
-        cpu = {
-            "cpu_seconds": own1 - own0 + kids1 - kids0,
-            "kernel_cpu_seconds": kids1 - kids0,
-            "read_from_s": began - _BUILD_START,  # wall clock, from _BUILD_START
-            "read_to_s": time.monotonic() - _BUILD_START,
-        }
-        NbMetadataCollector.set_doc_data(app.env, docname, "mha_cpu", cpu)
-
-
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
-    """Write ``_build/execution.json``: each page's last execution (wall seconds, success;
-    ``cpu_seconds``: CPU time of reading the page, ``kernel_cpu_seconds`` of them its kernel's;
-    ``read_from_s`` and ``read_to_s``: when its reading began and ended, in seconds since the
-    build that read it loaded its extensions).
+    """Write ``_build/execution.json``: each page's last execution (wall seconds, success),
+    as myst-nb recorded it (``make bench`` reports it).
 
     Pages not read in this build keep the record of the build that last executed them.
     """
@@ -189,9 +150,6 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
         data = NbMetadataCollector.get_exec_data(app.env, docname)
         if data:
             report[docname] = {"seconds": round(data["runtime"], 2), "ok": data["succeeded"]}
-            report[docname] |= {k: v for k, v in data.items() if k.startswith("evals_")}
-            cpu = NbMetadataCollector.get_doc_data(app.env)[docname].get("mha_cpu", {})
-            report[docname] |= {k: round(v, 2) for k, v in cpu.items()}
     out = Path(app.outdir).parent / "execution.json"
     out.write_text(json.dumps(report, indent=1) + "\n")
 
@@ -262,8 +220,6 @@ def setup(app: Sphinx) -> dict:
     _merge_streams_without_mutating()
     app.add_config_value("mha_build_code", "", "html", [str])
     app.connect("config-inited", hash_build_code)
-    app.connect("source-read", start_page_clock)
     app.connect("source-read", note_dependencies)
-    app.connect("doctree-read", stop_page_clock)
     app.connect("build-finished", write_execution_report)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

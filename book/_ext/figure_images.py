@@ -1,5 +1,8 @@
 """The site's figure PNGs as palette images: the same pictures in about half the bytes.
 
+Stands in for: no upstream option (neither matplotlib's ``savefig`` nor myst-nb writes
+palette PNGs); delete it and the pages only weigh more.
+
 Why this exists: matplotlib writes full-colour PNGs, but a figure holds a few colours and
 their anti-aliased edges, which 256 palette entries draw without a visible difference. Every
 page must stay within the browser tests' byte budget (tests/browser/test_pages.py), and

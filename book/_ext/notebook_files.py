@@ -1,5 +1,8 @@
 """The book's notebook pages as Jupyter notebooks (``.ipynb``) for download, Colab and Binder.
 
+Stands in for: ``jupytext --to ipynb`` plus Jupyter Book's download button, which offers
+the ``.md`` source or an executed ``.ipynb``, not an output-free notebook with a Colab cell.
+
 The chapters are MyST text notebooks (``notebooks/*.md``, ``book/intro.md``). jupytext turns
 each into an ``.ipynb`` with no outputs. When the book has a repository (``repository.url`` in
 ``_config.yml``) the notebook starts with one short cell that, on Google Colab only, installs the

@@ -1,5 +1,9 @@
 """Make the built book work with no network: every script, style and font it loads is its own.
 
+Why it exists: the site must work offline, opened from ``file://``. What it stands in for:
+there is no upstream option that keeps Jupyter Book's pages off CDNs; it sets myst-nb's
+``nb_ipywidgets_js`` checks, Sphinx's ``html_static_path`` copying (done early, see below),
+and undoes sphinx-thebe's inline CDN script (Jupyter Book has no switch to leave thebe out).
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
 * No third-party browser asset is loaded from npm any more: the widgets are anywidget views
@@ -23,24 +27,14 @@ Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
   changed), the extension warns, and the ``-W`` build fails instead of shipping the error.
   (sphinx-togglebutton's ``var togglebuttonSelector`` is duplicated
   the same way; ``var`` may be redeclared, so it is harmless.)
-* pydata-sphinx-theme's ``fontawesome.js`` (1.5 MB: Font Awesome's JS, which replaces every
-  ``<i class="fa-...">`` icon by an SVG) is not loaded: ``templates/layout.html`` (ours)
-  filters its script tag out of the theme's css block (the filter is in ``lean_pages.py``).
-  The theme's CSS already holds Font Awesome 6's icon rules and ``@font-face``s for the
-  webfonts it ships in ``_static/vendor/fontawesome``, so the icons are drawn as font
-  glyphs (the theme needs the JS only for custom icons, which the book has none of).
+* ``static/scripts/fontawesome.js`` (ours, a comment only) takes the place of the theme's
+  1.5 MB file of that name (Sphinx copies ``html_static_path`` after the theme's static
+  files): the theme's CSS and webfonts draw its icons as glyphs without it.
 * ``static/mha-book.css`` (ours) keeps figures readable in dark mode and the theme's icons
   in Font Awesome 6 on widget pages, gives links WCAG AA contrast in tinted boxes and lets
   long inline code wrap on narrow screens.
-* ``static/mha-book.js`` (ours) scrolls to a link's heading again once the page has loaded
-  (the skipped sections above it have changed height by then: the file says why).
 * ``a11y_html.py`` (set up from here, so ``_config.yml`` names one local extension) fixes
-  two accessibility errors in HTML that myst-nb and docutils write into page bodies.
-* ``theme_icons.py`` (set up from here too) cuts the theme's Font Awesome CSS and webfonts down
-  to the icons the book shows.
-* ``lean_pages.py`` (set up from here too) leaves out of each page what changes nothing on
-  it: code spans that draw plain text, unused theme CSS rules, sphinx-design's files and the
-  search scripts of search-as-you-type.
+  accessibility errors in HTML that myst-nb and docutils write into page bodies.
 * The theme's ``default_mode`` is set to "auto", so its script logs no console error.
 """
 
@@ -70,7 +64,9 @@ def copy_static_files(app: Sphinx) -> None:
         return
     outdir = Path(app.outdir)
     copied = 0
-    ours = [(p, Path("_static") / p.name) for p in sorted((HERE / "static").iterdir())]
+    static = HERE / "static"
+    ours = [(p, Path("_static") / p.relative_to(static)) for p in sorted(static.rglob("*"))]
+    ours = [(p, rel) for p, rel in ours if p.is_file()]
     for src, rel in ours:
         dst = outdir / rel
         st = src.stat()
@@ -116,11 +112,8 @@ def drop_thebe_config_script(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict:
     app.setup_extension("a11y_html")  # book/_ext/ is on sys.path, as jupyter-book put us there
-    app.setup_extension("theme_icons")
-    app.setup_extension("lean_pages")
     app.connect("config-inited", check_config)
     app.connect("builder-inited", drop_thebe_config_script)
     app.connect("builder-inited", copy_static_files)
     app.add_css_file("mha-book.css")
-    app.add_js_file("mha-book.js", loading_method="defer")
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,5 +1,8 @@
 """The book as one PDF (``make pdf``): Jupyter Book's LaTeX builder, from the site's own cache.
 
+Stands in for: a bare ``jupyter-book build --builder pdflatex``, which would show no widget
+and write the solutions inline.
+
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``, for every
 build, so that the HTML and the LaTeX builds read the pages with the same configuration and
 share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing that

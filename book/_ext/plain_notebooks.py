@@ -1,5 +1,8 @@
 """The chapters as plain Jupyter notebooks: CommonMark and ``$`` math, readable in any front end.
 
+Stands in for: ``jupytext --to ipynb`` (and QuantEcon's ``sphinx-tojupyter``), which keep
+MyST's markup in the notebook's markdown.
+
 Why this exists: the chapters are MyST text notebooks. JupyterLab with jupyterlab-myst renders
 them, but Colab, VS Code, Notebook 7 and GitHub's preview show MyST's markup as text
 (``:::{admonition}``, ``{eval}`` expressions, ``{numref}`` roles, equation labels). The

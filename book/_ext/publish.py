@@ -1,5 +1,8 @@
 """The book's links to its repository, its launch buttons, and its pages as ``.ipynb`` files.
 
+Stands in for: Jupyter Book's ``launch_buttons`` and ``repository:`` settings, which cannot
+open Colab on the ``ipynb`` branch (issue 37, section 5, is to use them where they can).
+
 Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 
 Every address outside the site derives from one setting, ``repository.url`` (with

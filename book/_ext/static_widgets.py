@@ -1,6 +1,9 @@
 """Why this file: every widget's first view is in the page's HTML, readable before (and
 without) JavaScript, drawn at build time by the widget's own module.
 
+Stands in for: no upstream option; myst-nb's widget output draws nothing before (or without)
+JavaScript.
+
 Every widget of the site is an anywidget view (``widget_loader.py`` fails the build
 otherwise), whose ES module travels in the page's saved widget state (its ``_esm`` trait).
 At ``html-page-context`` this extension runs each view's module in Node

@@ -5,6 +5,7 @@
 // readers: assistive MathML) whose glyphs are <use>s of the page's one hidden <svg> of glyph
 // paths, ``defs`` (MathJax's "global" font cache, cleared for each page). A formula MathJax
 // cannot read (an undefined macro, a syntax error) is returned as {error: message}.
+// Stands in for: sphinx.ext.mathjax's runtime in the browser (see book/_ext/build_math.py).
 "use strict";
 const { mathjax } = require("mathjax-full/js/mathjax.js");
 const { TeX } = require("mathjax-full/js/input/tex.js");

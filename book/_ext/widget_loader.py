@@ -1,6 +1,9 @@
 """Why this file: the site draws its widgets with our own small anywidget host, and with no
 widget manager; this extension stops the build on a page whose widgets the host cannot draw.
 
+Stands in for: myst-nb's default ``nb_ipywidgets_js`` (require.js and the ipywidgets HTML
+manager, from a CDN).
+
 Every page that holds widget state loads ``static/mha-anywidget-host.js`` (a few KB, ours;
 ``_config.yml``'s ``nb_ipywidgets_js``, which myst-nb adds to such pages only). It gives each
 view the little an anywidget module asks of its model (get, set, on, off; no kernel to save

@@ -53,7 +53,7 @@ The figures (matplotlib), one module per subject:
 
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
-      views.html       the view root element, numbers tests can read, tables and bars
+      views.html       the views' shared style sheet (STYLE)
       views.expected   expected values by view type (the numbers the browser tests check)
       views.explorer   the heads view's rows/heads/concat panels' expected values
       views.cost       the cost panel's expected values: parameters and multiply-adds

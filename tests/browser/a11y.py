@@ -9,8 +9,7 @@
   styles, is below AA's 4.5; :func:`low_contrast_text`: any text of a widget output below
   a given ratio. Both use :data:`CONTRAST_JS`.
 * :func:`reflow_problems`: the page scrolls sideways, or content sticks out of the viewport
-  other than inside a box that scrolls (``overflow-x: auto``) and fits, or is cut off by a
-  contained box (:func:`clipped`). :data:`SMALL_SCREENS`
+  other than inside a box that scrolls (``overflow-x: auto``) and fits. :data:`SMALL_SCREENS`
   are the viewports it is run at: a phone and 200 % zoom.
 * :func:`ax_node`: a control's accessible role, name and value in chromium's accessibility
   tree.
@@ -91,24 +90,7 @@ def axe_violations(page) -> list[Violation]:
         raise RuntimeError(f"{AXE_JS} is missing: run `npm ci` (make book does)")
     if not page.evaluate("() => typeof window.axe === 'object'"):
         page.add_script_tag(path=str(AXE_JS))
-    # axe reads colours where the page is drawn (elementsFromPoint): every section is drawn
-    # while it runs (harness.DRAW_ALL_CSS), and only then.
-    page.evaluate(DRAW_ALL_JS, harness.DRAW_ALL_CSS)
-    try:
-        return [Violation(**v) for v in page.evaluate(AXE_RUN_JS, list(BLOCKING))]
-    finally:
-        page.evaluate(DRAW_ALL_JS, None)
-
-
-# Adds the style rule ``css`` to the page, in place of the one added before; none if null.
-DRAW_ALL_JS = """(css) => {
-  document.getElementById('mha-draw-all')?.remove();
-  if (!css) return;
-  const s = document.createElement('style');
-  s.id = 'mha-draw-all';
-  s.textContent = css;
-  document.head.append(s);
-}"""
+    return [Violation(**v) for v in page.evaluate(AXE_RUN_JS, list(BLOCKING))]
 
 
 # WCAG 2.x contrast in the page: colours of computed styles, relative luminance, and the
@@ -252,44 +234,6 @@ REFLOW_JS = (
 )
 
 
-# What a contained box cuts off. content-visibility (book/_ext/static/mha-book.css gives it
-# to the chapters' sections) clips what reaches past the box, shown or not, although its
-# overflow stays "visible": an element drawn past the nearest such ancestor is cut off,
-# unless a box in between scrolls (then it is that box's own business, which REFLOW_JS
-# checks).
-CLIPPED_JS = (
-    """
-() => {"""
-    + NAME_JS
-    + """
-  const clips = (st) => ['auto', 'hidden'].includes(st.contentVisibility)
-      || /paint|strict|content/.test(st.contain);
-  const out = [];
-  for (const e of document.body.querySelectorAll('*')) {
-    let box = e.parentElement, scrolls = false;
-    for (; box; box = box.parentElement) {
-      const st = getComputedStyle(box);
-      if (clips(st)) break;
-      if (st.overflowX !== 'visible') { scrolls = true; break; }
-    }
-    if (!box || scrolls) continue;
-    const r = e.getBoundingClientRect(), b = box.getBoundingClientRect();
-    if (r.width === 0 && r.height === 0) continue;
-    if (r.left < b.left - 0.5 || r.right > b.right + 0.5)
-      out.push(`${name(e)} spans ${Math.round(r.left)}..${Math.round(r.right)} px, `
-               + `cut off by ${name(box)} (${Math.round(b.left)}..${Math.round(b.right)} px)`);
-  }
-  return out;
-}
-"""
-)
-
-
-def clipped(page) -> list[str]:
-    """Elements of ``page`` cut off by a contained ancestor (:data:`CLIPPED_JS`)."""
-    return page.evaluate(CLIPPED_JS)
-
-
 def reflow_problems(page, width: int) -> list[str]:
     """What does not reflow on ``page``, laid out in a viewport ``width`` CSS px wide."""
     r = page.evaluate(REFLOW_JS)
@@ -298,7 +242,7 @@ def reflow_problems(page, width: int) -> list[str]:
         problems.append(f"the browser widened the {width} px viewport to {r['innerWidth']} px")
     if r["scrollWidth"] > r["innerWidth"]:
         problems.append(f"the page scrolls sideways: {r['scrollWidth']} > {r['innerWidth']} px")
-    found = r["outside"] + clipped(page)
+    found = r["outside"]
     elided = len(found) - 10
     problems += found[:10] + ([f"... and {elided} more"] if elided > 0 else [])
     return problems

@@ -399,16 +399,6 @@ VIEWS_CHANGED_JS = (
 # Resolves once the page's fonts have loaded, MathJax has started where a page runs it (not
 # the book's pages, typeset at build time; JupyterLab's, test_plain_lab) and two frames were
 # drawn.
-# Every section and block drawn. The site lets the browser skip sections, and the blocks of
-# text that hold formulas, while they are far off screen (content-visibility,
-# book/_ext/static/mha-book.css), sized by an estimate until they are
-# drawn: a picture cut from the page by coordinates would move as scrolling draws the
-# sections above it, and a check that reads drawn pixels (axe's colour contrast) would see
-# text on no background. Pictures and such checks add this rule first.
-DRAW_ALL_CSS = (
-    ".bd-article section, .bd-article section > * { content-visibility: visible !important; }"
-)
-
 PAINTED_JS = """
 async () => {
   await document.fonts.ready;
@@ -467,9 +457,8 @@ def painted(page) -> None:
 
 def box_in_view(locator, frames: int = 60) -> dict:
     """Scroll ``locator`` to the middle of the window; return its bounding box once it stays
-    put from one painted frame to the next. The site lets the browser skip sections far off screen
-    (content-visibility, book/_ext/static/mha-book.css), sized by an estimate until they are
-    drawn, so scrolling draws sections near the screen and can move what is below them."""
+    put from one painted frame to the next (fonts and live views that arrive late can still
+    move what is below them)."""
     to_view = "(e) => e.scrollIntoView({block: 'center'})"
     locator.evaluate(to_view)
     box = locator.bounding_box()

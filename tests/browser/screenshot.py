@@ -44,12 +44,8 @@ COUNT_JS = """els => els.map((e) => [
     e.querySelectorAll('.widget-slider, .widget-dropdown, .widget-toggle-buttons, '
                        + '.widget-radio-box').length,
     Array.from(e.querySelectorAll('.mha-head')).filter((h) => h.checkVisibility()).length])"""
-# For the picture: no sticky header over the widget (visibility: the layout stays as it is),
-# and every section drawn (harness.DRAW_ALL_CSS).
-SHOT_CSS = (
-    ".bd-header, .bd-header-article, .header-article { visibility: hidden !important; }\n"
-    + harness.DRAW_ALL_CSS
-)
+# For the picture: no sticky header over the widget (visibility: the layout stays as it is).
+SHOT_CSS = ".bd-header, .bd-header-article, .header-article { visibility: hidden !important; }\n"
 
 
 def _best_widget(ctx, base: str, candidates: list[str]) -> tuple[str, int, int]:

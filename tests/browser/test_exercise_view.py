@@ -71,8 +71,7 @@ def _status(page) -> tuple[list[str], str]:
     """(each goal's status in the view, the aria-live line)."""
     _, cells = _view(page)
     line = page.locator(f"{HOST} [aria-live=polite]")
-    # in view, as a reader sees it: the site skips drawing sections far off screen, and the
-    # text of what is not drawn reads as empty (innerText)
+    # in view, as a reader sees it
     harness.box_in_view(line)
     live = line.inner_text()
     return [cells[f"goal-{i}"] for i in range(len(exercise.GOALS))], live

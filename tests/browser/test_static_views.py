@@ -119,9 +119,8 @@ def _hold_host(route) -> None:
 # itself, and where it scrolls decides what those parts cover: in CI's first run on a fresh
 # clone, chapter 2's explorer came out with its controls over its bars in one picture and
 # under its tables in the other, though its HTML was the same; on a phone the skip link
-# showed over a view in one picture of two. Every section is drawn too (harness.DRAW_ALL_CSS),
-# so that none changes size between the two pictures.
-STILL_CSS = ".mha-controls { position: static !important; } " + harness.DRAW_ALL_CSS
+# showed over a view in one picture of two.
+STILL_CSS = ".mha-controls { position: static !important; } "
 STILL_JS = """() => {
   for (const e of document.querySelectorAll("body *")) {
     const position = getComputedStyle(e).position;

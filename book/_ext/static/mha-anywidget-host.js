@@ -3,6 +3,9 @@
  * every widget of the book is an anywidget view, and book/_ext/widget_loader.py stops the
  * build on a page whose widgets this host cannot draw.
  *
+ * Stands in for: myst-nb's default nb_ipywidgets_js (require.js and the ipywidgets HTML manager,
+ * embed-amd.js, from a CDN).
+ *
  * An anywidget module needs very little of a widget manager: it is an ES module whose
  * render({model, el}) draws into an element and talks to its model through get, set,
  * save_changes, on and off. On the site there is no kernel, so the model is the saved

@@ -43,31 +43,6 @@ def rows_before_after(
     return fig
 
 
-def loss_curves(
-    ax: Axes, curves: dict[str, Sequence[tuple[Sequence[float], Sequence[float]]]], ylabel: str
-) -> None:
-    """Several runs per group on a log y axis: one colour per group, one line per run.
-
-    Args:
-        curves: ``{group label: [(steps, values), ...]}``, e.g. one group per ``h``.
-    """
-    styles = ("-", "--", ":", "-.")
-    for g, (label, runs) in enumerate(curves.items()):
-        for r, (xs, ys) in enumerate(runs):
-            ax.plot(
-                xs,
-                ys,
-                color=head_colour(g),
-                linestyle=styles[r % 4],
-                label=label if r == 0 else None,
-            )
-    ax.set_yscale("log")
-    ax.set_xlabel("training step")
-    ax.set_ylabel(ylabel)
-    ax.legend(frameon=False)
-    ax.spines[["top", "right"]].set_visible(False)
-
-
 def spread_curves(ax: Axes, curves: dict[str, Sequence[float]], floor: float = 1e-18) -> None:
     """Between-head differences over training on a log y axis.
 

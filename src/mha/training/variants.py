@@ -182,11 +182,6 @@ def _tied_record(h: int, d_k: int, seed: int, d_v: int) -> dict:
     return rec
 
 
-def tied_metrics(h: int, d_k: int, seed: int, d_v: int = TIED_DV) -> dict[str, float]:
-    """The final metrics stored for one tied run (no weights are read)."""
-    return dict(_tied_record(h, d_k, seed, d_v)["metrics"])
-
-
 def tied_setting(h: int, d_k: int, d_v: int = TIED_DV) -> Setting:
     """The stored tied runs of ``h`` heads (query/key width ``d_k``, shared ``d_v``), summed up
     as :func:`mha.training.results.setting` sums up the ordinary ones (without the best

@@ -10,7 +10,7 @@
 // mha.views.anywidgets.esm inlines both into the widget's _esm (the ESM travels in the saved
 // widget state, with no network import), dropping the imports below.
 //
-// The view follows the book's contract (src/mha/views/html.py): a root
+// The view follows the book's contract (view_html.mjs): a root
 // <div class="mha-view" data-view="mask" data-mask=... data-radius=... data-npad=...> naming
 // every parameter, and every number shown carries data-key and data-value:
 //   self-H-I-J   head H's weight of query word I on key word J (self-attention);

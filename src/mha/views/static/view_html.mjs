@@ -1,7 +1,7 @@
 // view_html.mjs: the HTML pieces shared by the book's anywidget views (mask_view.mjs,
 // heads_view.mjs, exercise_view.mjs...), with no dependencies. Permalinks: view_link.mjs.
 //
-// The views' contract (as src/mha/views/html.py's): one root <div class="mha-view"
+// The views' contract: one root <div class="mha-view"
 // data-view=NAME data-...> per view, naming every parameter, and every number shown carries
 // data-key and data-value (12 significant digits, for the tests). Every string that reaches the HTML
 // goes through esc(), text and attribute values alike: el() escapes every attribute value.
@@ -35,7 +35,7 @@ export function el(tag, attrs, inner = "") {
 }
 
 /** The root of one view: data-view=name and data-K=V for each parameter (K with "_" dropped,
- * as html.view writes d_k as data-dk); extra: more attributes of the root. */
+ * so d_k is data-dk); extra: more attributes of the root. */
 export function viewRoot(name, params, inner, extra = {}) {
   const data = Object.fromEntries(Object.entries(params).map(([k, v]) => [`data-${k.replaceAll("_", "")}`, v]));
   return el("div", { class: "mha-view", "data-view": name, ...data, ...extra }, inner);
