@@ -20,7 +20,7 @@ from mha.cost import layer_cost
 from mha.style import OKABE_ITO
 
 # (Cost attribute(s), label, colour, marker) for each series.
-_PARAMS = (("params_without_out",), "weights in $W^Q, W^K, W^V$", OKABE_ITO[4], "o")
+_PARAMS = (("params_without_out",), "parameters in $W^Q, W^K, W^V$", OKABE_ITO[4], "o")
 _MACS = (
     (("projection",), "projection of $Q, K, V$", OKABE_ITO[5], "s"),
     (("scoring", "blending"), "scoring + blending", OKABE_ITO[2], "^"),
