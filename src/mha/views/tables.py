@@ -9,8 +9,8 @@ from mha.training.results import Setting
 def settings_table(settings: list[Setting]) -> str:
     """A Markdown table: per setting, its size, how many seeds solved the task, and how well."""
     lines = [
-        "| heads h | width d_k | h·d_k | weights | solved | 95 % interval "
-        "| both right: mean (lowest) | held-out loss: median |",
+        "| heads h | width d_k | h·d_k | parameters | solved | 95 % interval "
+        "| both-right accuracy: mean (lowest) | held-out loss: median |",
         "|---:|---:|---:|---:|---:|:---:|---:|---:|",
     ]
     for s in settings:
@@ -43,7 +43,7 @@ def removal_table(removals: list[Removal]) -> str:
     head taken out (lowest to highest over heads and seeds), and how many solved runs still
     solve the task without some head, switched off or replaced by its mean."""
     lines = [
-        "| heads h | width d_k | runs solved | both right, all heads: mean "
+        "| heads h | width d_k | runs solved | both-right accuracy, all heads: mean "
         "| one head switched off: lowest to highest "
         "| solved runs that can spare a head: switched off | replaced by its mean |",
         "|---:|---:|---:|---:|:---:|---:|---:|",
