@@ -223,3 +223,11 @@ def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
 def test_a_dropdown_becomes_a_titled_quote() -> None:
     lines = plain_notebooks.directive("dropdown", "How sure are we?", {}, ["A caveat."], facts([]))
     assert "\n".join(lines).strip() == "> **How sure are we?**\n>\n> A caveat."
+
+
+def test_a_textual_citation_names_its_authors_then_the_year() -> None:
+    page = facts([])
+    assert plain_notebooks.cite(page, "Vaswani2017", textual=True) == "Vaswani et al. (2017)"
+    assert plain_notebooks.cite(page, "Vaswani2017") == "(Vaswani et al., 2017)"
+    text = plain_notebooks.replace_roles("{cite:t}`Vaswani2017` chose eight heads.", page, iter([]))
+    assert text == "Vaswani et al. (2017) chose eight heads."

@@ -16,7 +16,8 @@ computed, so their markdown cells hold only CommonMark with ``$…$``/``$$…$$`
 * ``{numref}``, ``{eq}`` and exercises use the site's numbers ("Figure 7", "(4)", "Exercise
   3"); a displayed equation carries ``\\tag{4}``; label lines ``(name)=`` go.
 * ``{doc}`` links point to the other chapter's notebook; ``{ref}`` names its section.
-* ``{cite}`` becomes "(Vaswani et al., 2017)", and the notebook ends with its references.
+* ``{cite}`` becomes "(Vaswani et al., 2017)", ``{cite:t}`` "Vaswani et al. (2017)", and the
+  notebook ends with its references.
 * An admonition becomes a block quote with a bold title; an exercise, a bold "Exercise 3."
   paragraph; each markdown part of its solution a folded ``<details>`` block, and the solution's
   code cells stay (so the notebook still runs), their code folded (``jupyter.source_hidden``).
@@ -121,16 +122,19 @@ def number_of(table: dict[str, str], label: str, what: str, docname: str) -> str
     return table[label]
 
 
-def cite(facts: PageFacts, keys: str) -> str:
-    """``"Vaswani2017,He2016"`` -> ``"(Vaswani et al., 2017; He et al., 2016)"``."""
+def cite(facts: PageFacts, keys: str, textual: bool = False) -> str:
+    """``"Vaswani2017,He2016"`` -> ``"(Vaswani et al., 2017; He et al., 2016)"``; with
+    ``textual`` (the role ``{cite:t}``), ``"Vaswani et al. (2017); He et al. (2016)"``, as
+    the site's author-year style writes them."""
     found = []
     for key in (k.strip() for k in keys.split(",")):
         if key not in facts.references:
             raise PlainTextError(f"{facts.docname}: no bibliography entry {key!r}")
         if key not in facts.cited:
             facts.cited.append(key)
-        found.append(facts.references[key].cite)
-    return "(" + "; ".join(found) + ")"
+        authors, year = facts.references[key].cite.rsplit(", ", 1)
+        found.append(f"{authors} ({year})" if textual else f"{authors}, {year}")
+    return "; ".join(found) if textual else "(" + "; ".join(found) + ")"
 
 
 def replace_roles(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> str:
@@ -166,8 +170,8 @@ def replace_roles(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]])
             if label not in facts.sections:
                 raise PlainTextError(f"{facts.docname}: {{ref}} names no section: {label!r}")
             return f"*{label_text or facts.sections[label]}*"
-        if name in ("cite", "cite:p"):
-            return cite(facts, body)
+        if name in ("cite", "cite:p", "cite:t"):
+            return cite(facts, body, textual=name == "cite:t")
         raise PlainTextError(f"{facts.docname}: no plain-text form for the role {{{name}}}")
 
     return ROLE.sub(one, text)

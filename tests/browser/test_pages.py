@@ -114,12 +114,14 @@ ICONS_JS = """
     const family = st.fontFamily.split(',')[0].replace(/["']/g, '').trim();
     const box = e.getBoundingClientRect();
     const text = (st.content || '').replace(/^["']|["']$/g, '');
-    const own = width(`${st.fontWeight} 40px "${family}"`, text);
-    const fallback = width(`${st.fontWeight} 40px "mha-no-such-font"`, text);
+    // A glyph the icon font holds is drawn by it whatever comes after it in the list; a
+    // glyph it lacks is drawn by the fallback, so its width changes with the fallback.
+    const serif = width(`${st.fontWeight} 40px "${family}", serif`, text);
+    const mono = width(`${st.fontWeight} 40px "${family}", monospace`, text);
     if (!st.content || st.content === 'none' || st.content === 'normal'
         || !family.startsWith('Font Awesome') || !loaded.has(family)
-        || box.width < 4 || box.height < 4 || own === fallback) {
-      bad.push([e.className, st.content, family, box.width, box.height, own, fallback]);
+        || box.width < 4 || box.height < 4 || serif !== mono) {
+      bad.push([e.className, st.content, family, box.width, box.height, serif, mono]);
     }
   }
   return {drawn: els.length - bad.length, bad};
@@ -206,14 +208,14 @@ def test_math_check_fails_on_untypeset_math(context):
     assert len(problems) == 3 and all(problems), problems
 
 
-# An icon whose glyph the theme's fonts do not hold (U+0436, a Cyrillic letter, which the
-# page's text font draws instead), and one they do (the GitHub mark, which the header shows),
+# An icon whose glyph the theme's fonts do not hold (U+0436, a Cyrillic letter, which a
+# fallback font draws instead), and one they do (the GitHub mark, which the header shows),
 # added to a real page. (A missing private-use glyph would not do: no fallback font has it,
 # so the browser draws Font Awesome's own empty box, of another width than a text font's.)
 PROBE_ICONS = """
 () => {
   const style = document.createElement('style');
-  style.textContent = '.mha-probe-gone::before { content: "\\0436"; }';
+  style.textContent = '.mha-probe-gone::before { content: "ж"; }';
   document.head.append(style);
   const p = document.createElement('p');
   p.innerHTML = '<i class="fa-solid mha-probe-gone"></i> <i class="fa-brands fa-github"></i>';
