@@ -89,8 +89,13 @@ STATE_JS = """
 """
 
 RENDERED_JS = """
-() => Array.from(window.jupyterapp.shell.currentWidget.node
-    .querySelectorAll('.jp-MarkdownCell .myst')).map((e) => e.innerText)
+() => {
+  const node = window.jupyterapp.shell.currentWidget.node;
+  // Folded blocks (a dropdown admonition) count: the reader opens them with one click.
+  const folded = node.querySelectorAll('.jp-MarkdownCell .myst details:not([open])');
+  folded.forEach((d) => { d.open = true; });
+  return Array.from(node.querySelectorAll('.jp-MarkdownCell .myst')).map((e) => e.innerText);
+}
 """
 
 # Every figure that the markdown renders: its id, its caption's text, whether it and an image in
@@ -131,7 +136,7 @@ FIGURE_REFS_JS = """
 CITES_JS = """
 () => Array.from(window.jupyterapp.shell.currentWidget.node.querySelectorAll(
     '.jp-MarkdownCell .myst cite, .jp-MarkdownCell .myst [title="Citation Not Found"]'))
-  .map((e) => e.innerText)
+  .map((e) => e.textContent)  // a folded block's citations too
 """
 
 # Each slider handle of the open notebook with the text of the views of its widget output.
