@@ -18,9 +18,9 @@ from dataclasses import dataclass
 
 import torch
 
-from mha.training.data import NOUNS, Sentences
+from mha.training.data import Sentences
 from mha.training.model import HeadsModel, TiedValuesModel
-from mha.training.probe import SOLVED_AT, evaluate
+from mha.training.probe import SOLVED_AT, accuracies, evaluate, read_heads
 from mha.training.store import load_model
 
 ACCURACIES: tuple[str, ...] = ("subject", "object", "both")
@@ -61,8 +61,7 @@ def head_outputs(model: HeadsModel, batch: Sentences) -> torch.Tensor:
         _, weights = model(batch)  # (N, h, n, n)
         rows = weights[torch.arange(len(batch)), :, batch.verb]  # (N, h, n)
         X = model.embed[batch.tokens] + model.pe  # (N, n, d_model)
-        V = torch.einsum("bnd,hdk->bhnk", X, model.W_v)  # (N, h, n, d_v)
-        return torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_v)
+        return model.head_averages(X, rows)  # (N, h, d_v)
 
 
 def scores_with_mean_head(model: HeadsModel, batch: Sentences, head: int) -> torch.Tensor:
@@ -76,19 +75,7 @@ def scores_with_mean_head(model: HeadsModel, batch: Sentences, head: int) -> tor
     heads = head_outputs(model, batch)  # (N, h, d_v)
     heads[:, head] = heads[:, head].mean(0)  # (d_v,) broadcast to every sentence
     with torch.no_grad():
-        out = heads.flatten(1) @ model.W_o  # (N, d_model)
-        return (out @ model.read + model.bias).view(len(batch), 2, len(NOUNS))
-
-
-def _accuracies(logits: torch.Tensor, batch: Sentences) -> list[float]:
-    """Subject, object and both-right shares of ``batch`` for scores ``(N, 2, nouns)``."""
-    guess = logits.argmax(-1)  # (N, 2)
-    s_ok, o_ok = guess[:, 0] == batch.subject, guess[:, 1] == batch.object  # (N,) each
-    return [
-        float(s_ok.double().mean()),
-        float(o_ok.double().mean()),
-        float((s_ok & o_ok).double().mean()),
-    ]
+        return read_heads(model, heads)  # (N, 2, nouns)
 
 
 def mean_ablate(model: HeadsModel, batch: Sentences) -> torch.Tensor:
@@ -99,8 +86,8 @@ def mean_ablate(model: HeadsModel, batch: Sentences) -> torch.Tensor:
     """
     with torch.no_grad():
         logits, _ = model(batch)  # (N, 2, nouns)
-    rows = [_accuracies(logits, batch)]
-    rows += [_accuracies(scores_with_mean_head(model, batch, i), batch) for i in range(model.h)]
+    scores = [logits, *(scores_with_mean_head(model, batch, i) for i in range(model.h))]
+    rows = [[accuracies(s, batch)[k] for k in ACCURACIES] for s in scores]
     return torch.tensor(rows, dtype=torch.float64)  # (h + 1, 3)
 
 

@@ -98,9 +98,20 @@ class HeadsModel(torch.nn.Module):
             ``(N, d_model)``: ``sum_j rows[:, i, j] * V_i[j]`` per head ``i``, side by side,
             times ``W_o``.
         """
+        return self.head_averages(X, rows).flatten(1) @ self.W_o  # (N, d_model)
+
+    def head_averages(self, X: Tensor, rows: Tensor) -> Tensor:
+        """Each head's average of its values at one query per sentence, before ``W_o``.
+
+        Args:
+            X: the layer's input ``(N, n, d_model)``.
+            rows: ``(N, h, n)``, head ``i``'s weights over the ``n`` words.
+
+        Returns:
+            ``(N, h, d_k)``: ``sum_j rows[:, i, j] * V_i[j]`` for each head ``i``.
+        """
         V = torch.einsum("bnd,hdk->bhnk", X, self.W_v)  # (N, h, n, d_k)
-        heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
-        return heads.flatten(1) @ self.W_o  # (N, d_model)
+        return torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k)
 
     def head_blocks(self) -> Tensor:
         """Every parameter that belongs to one head, head by head: ``(h, 4, d_model, d_k)``.

@@ -98,14 +98,18 @@ def evaluate(model: HeadsModel, batch: Sentences) -> dict[str, float]:
     """Loss and subject / object / both-right accuracy on ``batch``."""
     with torch.no_grad():
         logits, _ = model(batch)  # (N, 2, nouns)
-        guess = logits.argmax(-1)  # (N, 2)
-        s_ok, o_ok = guess[:, 0] == batch.subject, guess[:, 1] == batch.object  # (N,) each
-        return {
-            "loss": float(loss_fn(logits, batch)),
-            "subject": float(s_ok.double().mean()),
-            "object": float(o_ok.double().mean()),
-            "both": both_right(logits, batch),
-        }
+        return {"loss": float(loss_fn(logits, batch)), **accuracies(logits, batch)}
+
+
+def accuracies(logits: Tensor, batch: Sentences) -> dict[str, float]:
+    """Subject, object and both-right shares of ``batch`` for scores ``(N, 2, nouns)``."""
+    guess = logits.argmax(-1)  # (N, 2)
+    s_ok, o_ok = guess[:, 0] == batch.subject, guess[:, 1] == batch.object  # (N,) each
+    return {
+        "subject": float(s_ok.double().mean()),
+        "object": float(o_ok.double().mean()),
+        "both": both_right(logits, batch),
+    }
 
 
 def both_right(logits: Tensor, batch: Sentences) -> float:
@@ -164,9 +168,14 @@ def readout_with_rows(model: HeadsModel, batch: Sentences, rows: Tensor) -> Tens
 
 def _read(model: HeadsModel, rows: Tensor, V: Tensor) -> Tensor:
     """Scores ``(N, 2, nouns)`` from the verb's rows ``(N, h, n)`` and values ``(N, h, n, d_k)``."""
-    heads = torch.einsum("bhn,bhnk->bhk", rows, V)  # (N, h, d_k): each head's output
+    return read_heads(model, torch.einsum("bhn,bhnk->bhk", rows, V))  # (N, 2, nouns)
+
+
+def read_heads(model: HeadsModel, heads: Tensor) -> Tensor:
+    """The read-out's scores ``(N, 2, nouns)`` from each head's average at the verb
+    ``(N, h, d_k)``: side by side, times ``W_o``, then the read-out."""
     out = heads.flatten(1) @ model.W_o  # (N, d_model)
-    return (out @ model.read + model.bias).view(len(rows), 2, len(NOUNS))  # (N, 2, nouns)
+    return (out @ model.read + model.bias).view(len(heads), 2, len(NOUNS))  # (N, 2, nouns)
 
 
 def scores_without_position(model: HeadsModel, batch: Sentences, head: int) -> Tensor:
