@@ -19,8 +19,9 @@ cannot fill ``{eval}``; and ``sphinx-build -j``, which ``jupyter-book build`` do
 * **Several at once.** Sphinx reads (and so executes) pages in ``app.parallel`` processes,
   the number ``sphinx-build -j`` sets: one more than the cores. Sphinx reads in parallel only
   when every extension declares it may; two that Jupyter Book loads declare nothing
-  (``sphinx_multitoc_numbering``, ``sphinx_jupyterbook_latex``): neither keeps state while
-  reading, so :func:`declare_parallel_safe` declares them safe. Each kernel runs PyTorch on
+  (``sphinx_multitoc_numbering``, which ``sphinx_external_toc`` loads whatever
+  ``use_multitoc_numbering`` says, and ``sphinx_jupyterbook_latex``): neither keeps state
+  while reading, so :func:`declare_parallel_safe` declares them safe. Each kernel runs PyTorch on
   one thread (``OMP_NUM_THREADS=1``). Delete that part to read serially (same book).
 * **Reported.** ``_build/execution.json``: per page, the seconds its notebook took
   (myst-nb's own record; ``make bench`` reports it).
