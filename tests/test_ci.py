@@ -2,7 +2,7 @@
 
 The workflow (``.github/workflows/book.yml``) runs the README's test command on every push and
 pull request and, from the repository's branch, deploys ``_build/html`` to GitHub Pages and
-pushes ``_build/html/_notebooks`` to the branch the Colab buttons open
+pushes ``_build/html/_sources/**/*.ipynb`` to the branch the Colab buttons open
 (``sphinx.config.mha_notebooks_branch``). Binder (``binder/``) installs the pinned requirements
 with CPU-only torch and opens ``.md`` files as notebooks (its buttons open the chapters' ``.md``).
 """
@@ -78,7 +78,7 @@ def test_the_workflow_tests_everything_and_publishes_what_the_buttons_open() -> 
 
     upload = steps["actions/upload-artifact"]
     assert upload["if"] == from_main
-    assert upload["with"]["path"] == f"_build/html/{publish.NOTEBOOKS_DIR}"
+    assert upload["with"]["path"] == f"_build/html/{publish.NOTEBOOKS_DIR}/**/*.ipynb"
     push = jobs["notebooks"]
     assert push["if"] == from_main and push["permissions"] == {"contents": "write"}
     download, script = push["steps"]

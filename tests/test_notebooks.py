@@ -2,8 +2,8 @@
 
 ``make test`` builds the book first, which executes every notebook and keeps each
 executed notebook in ``_build/jupyter_execute``. Here each notebook runs once more,
-in a new kernel, as the site publishes it (``_build/html/_notebooks``: the plain ``.ipynb``
-that readers download and open on Colab, whose code cells must be the page's, after a
+in a new kernel, as the site publishes it (``_build/html/_sources/<page>.ipynb``: the plain
+``.ipynb`` that readers download and open on Colab, whose code cells must be the page's, after a
 Colab set-up cell that does nothing here; a solution's code is folded into its text), and
 every other cell's text output must equal the built one:
 the notebooks are deterministic, and the book shows what the code prints.

@@ -1,7 +1,7 @@
 """The plain notebooks the site offers for download and Colab (book/_ext/plain_notebooks.py).
 
 The first tests turn a small MyST notebook, written here, into a plain one. The others read
-the notebooks that ``make book`` wrote into ``_build/html/_notebooks`` and fail when there are
+the notebooks that ``make book`` wrote into ``_build/html/_sources`` and fail when there are
 none: every markdown cell is CommonMark with no MyST left in it, every number that a page's
 prose quotes is in its notebook's prose. (That every one runs from a fresh kernel and prints
 what the build printed is tests/test_notebooks.py's check.)
@@ -19,11 +19,12 @@ from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
 from nbconvert import HTMLExporter
 
-from tests.book_ext import ROOT, plain_notebooks
+from tests.book_ext import ROOT, plain_notebooks, publish
 from tests.test_notebooks import outside_solutions
 
 SITE = ROOT / "_build" / "html"
-NOTEBOOKS = sorted((SITE / "_notebooks").rglob("*.ipynb"))
+NOTEBOOKS_DIR = publish.NOTEBOOKS_DIR  # where the site keeps them
+NOTEBOOKS = sorted((SITE / NOTEBOOKS_DIR).rglob("*.ipynb"))
 
 SOURCE = """\
 ---
@@ -217,7 +218,7 @@ def prose_numbers(html: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
-    page = SITE / path.relative_to(SITE / "_notebooks").with_suffix(".html")
+    page = SITE / path.relative_to(SITE / NOTEBOOKS_DIR).with_suffix(".html")
     notebook = set(NUMBER.findall("\n".join(markdown_cells(path))))
     missing = prose_numbers(page) - notebook
     assert not missing, f"{path.name}: numbers on the page that its notebook lacks: {missing}"
@@ -246,7 +247,7 @@ def test_nbconvert_shows_solution_code_only_in_closed_folds(path: Path) -> None:
     """Every code cell of a page's solutions (between ```{solution-start} and
     ```{solution-end}) is, in nbconvert's HTML of the notebook, inside a closed ``<details>``
     and in no code cell."""
-    page = ROOT / path.relative_to(SITE / "_notebooks").with_suffix(".md")
+    page = ROOT / path.relative_to(SITE / NOTEBOOKS_DIR).with_suffix(".md")
     source = jupytext.read(page, fmt="md:myst")
     kept = {id(c) for c in outside_solutions(source)}
     solutions = [c.source for c in source.cells if id(c) not in kept]

@@ -5,11 +5,11 @@ place that names the repository. Every button must lead to something that exists
 repository is pushed:
 
 * the repository and issue buttons (the theme's) to the repository;
-* on a notebook page, the download menu's ``.ipynb`` to ``_notebooks/<page>.ipynb`` in the site:
+* on a notebook page, the download menu's ``.ipynb`` to ``_sources/<page>.ipynb`` in the site:
   the page's code without outputs, the Colab cell first; its ``.md`` is named as the source;
 * its Binder button (the theme's) to the page's ``.md`` in the repository's branch, which
   Binder's JupyterLab opens as a notebook (lab/install), and its Colab button to the plain
-  notebook in the branch that the workflow pushes ``_build/html/_notebooks`` to.
+  notebook in the branch that the workflow pushes the site's ``_sources/**/*.ipynb`` to.
 
 Also: the Colab cell, run in a kernel, starts pip only on Colab when mha is missing. (CI's
 workflow and Binder's files: test_ci.py.)
@@ -150,7 +150,7 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str) -> None:
     assert binder == [f"{LAUNCH['binderhub_url']}/v2/gh/{repo}?urlpath={ui}/{page}.md"]
     assert (ROOT / f"{page}.md").is_file()
 
-    # Colab: the plain notebook in the branch that CI fills with _build/html/_notebooks.
+    # Colab: the plain notebook in the branch that CI fills with the site's _sources/**/*.ipynb.
     assert buttons["launch-colab-button"] == [
         f"{LAUNCH['colab_url']}/github/{OWNER}/{NAME}/blob/{NOTEBOOKS_BRANCH}/{page}.ipynb"
     ]

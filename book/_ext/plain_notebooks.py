@@ -1,12 +1,17 @@
 """The chapters as plain Jupyter notebooks: CommonMark and ``$`` math, readable in any front end.
 
-Stands in for: ``jupytext --to ipynb`` (and QuantEcon's ``sphinx-tojupyter``), which keep
-MyST's markup in the notebook's markdown.
+Stands in for: ``jupytext --to ipynb``, which keeps MyST's markup in the notebook's markdown,
+and QuantEcon's ``sphinx-tojupyter``, a Sphinx builder that writes notebooks from the
+doctrees. Tried (0.6.0, with Sphinx 7.4 and myst-nb 1.4) on the test page of
+``tests/test_plain_notebooks.py``, it resolves ``{eval}``, ``{eq}`` and equation numbers, but
+turns every code cell into a markdown code block (the notebook no longer runs), drops figure
+captions and their numbers, writes citations as "[]", makes admonition titles ``#`` headings
+and does not fold solutions; it also builds the book a second time.
 
 Why this exists: the chapters are MyST text notebooks. JupyterLab with jupyterlab-myst renders
 them, but Colab, VS Code, Notebook 7 and GitHub's preview show MyST's markup as text
 (``:::{admonition}``, ``{eval}`` expressions, ``{numref}`` roles, equation labels). The
-notebooks that the site offers for download and Colab (``_build/html/_notebooks``) are
+notebooks that the site offers for download and Colab (``_build/html/_sources/<page>.ipynb``) are
 therefore written by :func:`plain_notebook` from the MyST source and from what the build
 computed, so their markdown cells hold only CommonMark with ``$…$``/``$$…$$`` math:
 
@@ -33,10 +38,10 @@ the Sphinx environment. Everything else here is plain text processing, tested in
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 import nbformat
@@ -92,22 +97,12 @@ class PlainTextError(ValueError):
 
 def relative_notebook(from_doc: str, to_doc: str) -> str:
     """The path of ``to_doc``'s notebook relative to ``from_doc``'s (both ``.ipynb``)."""
-    here = PurePosixPath(from_doc).parent
-    there = PurePosixPath(to_doc + ".ipynb")
-    up = len(here.parts)
-    common = 0
-    while common < min(up, len(there.parts) - 1) and here.parts[common] == there.parts[common]:
-        common += 1
-    parts = [".."] * (up - common) + list(there.parts[common:])
-    return "/".join(parts)
+    return posixpath.relpath(f"{to_doc}.ipynb", posixpath.dirname(from_doc))
 
 
 def resolve_doc(from_doc: str, target: str) -> str:
     """The docname that a ``{doc}`` target names, relative to ``from_doc``'s folder."""
-    path = PurePosixPath(from_doc).parent
-    for part in PurePosixPath(target).parts:
-        path = path.parent if part == ".." else path / part
-    return str(path)
+    return posixpath.normpath(posixpath.join(posixpath.dirname(from_doc), target))
 
 
 def split_target(text: str) -> tuple[str | None, str]:
@@ -255,12 +250,6 @@ def markdown(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
 # ----------------------------------------------------------------------------- cells
 
 
-def folded(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A code cell whose code a front end shows folded (its outputs stay visible)."""
-    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
-    return cell
-
-
 def caption_cell(cell: nbformat.NotebookNode, facts: PageFacts, evals) -> str | None:
     """The markdown under a figure cell: "**Figure 7.** caption", or None."""
     figure = cell.metadata.get("mystnb", {}).get("figure")
@@ -353,8 +342,8 @@ def plain_notebook(
             code.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input")]
             if not code.metadata["tags"]:
                 del code.metadata["tags"]
-            if {"hide-input", "remove-input"} & set(tags):
-                folded(code)
+            if {"hide-input", "remove-input"} & set(tags):  # folded, its outputs shown
+                code.metadata["jupyter"] = {"source_hidden": True}
             cells.append(code)
         if caption:
             add_markdown(caption)

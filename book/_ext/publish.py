@@ -2,17 +2,18 @@
 
 Why it exists: sphinx-book-theme's launch buttons (``launch_buttons`` and ``repository:`` in
 ``_config.yml``) and its download menu offer the page's source: a MyST ``.md``, which Colab
-cannot read, or myst-nb's executed MyST notebook. This extension writes each notebook page
-(a page with a ``kernelspec``) as ``_notebooks/<page>.ipynb`` (``plain_notebooks.py``; no
-outputs; first a Colab set-up cell) and changes three of the theme's buttons, nothing else:
+cannot read, and, as ``_sources/<page>.ipynb``, myst-nb's executed MyST notebook. At the end
+of the build this extension writes each notebook page (a page with a ``kernelspec``) over that
+file as a plain notebook (``plain_notebooks.py``; no outputs; first a Colab set-up cell), so the
+menu's ``.ipynb`` is the plain one. On each notebook page it changes two of the theme's buttons:
 
-* the download menu's ``.ipynb`` gets that file, and its ``.md`` is labelled as the MyST source;
-* the Colab button opens that file from the branch ``mha_notebooks_branch``, which CI fills
-  with ``_notebooks`` (.github/workflows/book.yml).
+* the Colab button opens the plain notebook from the branch ``mha_notebooks_branch``, to which
+  CI pushes the site's ``_sources/**/*.ipynb`` (.github/workflows/book.yml);
+* the menu's ``.md`` is labelled as the MyST source.
 
 Stands in for: the theme's ``launch_buttons.colab_url``, which opens ``<page>.md`` on the one
 ``repository.branch`` of every launcher (Binder opens the ``.md`` of ``main``, as it should:
-its JupyterLab reads MyST), and its ``.ipynb`` download.
+its JupyterLab reads MyST), and the executed notebook of its ``.ipynb`` download.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from sphinx.util import logging
 
 logger = logging.getLogger(__name__)
 
-NOTEBOOKS_DIR = "_notebooks"  # folder of the built site that holds the .ipynb files
+NOTEBOOKS_DIR = "_sources"  # the theme's folder of the pages' sources and .ipynb files
 COLAB_CELL_ID = "colab-setup"
 COLAB_CELL = """\
 # On Google Colab only: install this book's package, mha, when it is missing, and turn on
@@ -69,8 +70,8 @@ def colab_cell(app: Sphinx) -> nbformat.NotebookNode:
 def retarget_buttons(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """On a notebook page, point the theme's ``.ipynb`` download and Colab button at the plain
-    notebook, and say that the ``.md`` download is the MyST source."""
+    """On a notebook page, point the theme's Colab button at the plain notebook, and say that
+    the ``.md`` download is the MyST source."""
     if not is_notebook(app, pagename):
         return
     colab = app.config.html_theme_options["launch_buttons"]["colab_url"].rstrip("/")
@@ -78,9 +79,7 @@ def retarget_buttons(
     branch = app.config.mha_notebooks_branch
     for group in context["header_buttons"]:
         for button in group.get("buttons", []):
-            if button.get("label") == "download-notebook-button":
-                button["url"] = context["pathto"](f"{NOTEBOOKS_DIR}/{pagename}.ipynb", 1)
-            elif button.get("label") == "download-source-button":
+            if button.get("label") == "download-source-button":
                 button["text"] = ".md (MyST source)"
                 button["tooltip"] = "Download the MyST source (JupyterLab with jupyterlab-myst)"
             elif button.get("text") == "Colab":
@@ -89,8 +88,9 @@ def retarget_buttons(
 
 
 def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
-    """Write ``_notebooks/<page>.ipynb`` for every notebook page (those whose HTML this build
-    did not rewrite too): the plain notebook, headed by the Colab cell."""
+    """Write ``_sources/<page>.ipynb`` for every notebook page (those whose HTML this build
+    did not rewrite too): the plain notebook, headed by the Colab cell, in place of the
+    executed notebook that the theme copied there."""
     if exception is not None or app.builder.format != "html":
         return
     first = [colab_cell(app)]

@@ -3,7 +3,7 @@
 JupyterLab with jupyterlab-myst disabled (in the test server's own config folder: ``make lab``
 and the learner's settings are left alone) renders markdown cells as Colab, VS Code and
 Notebook 7 do: CommonMark, then MathJax. A copy of chapter 1's notebook from the built site
-(``_build/html/_notebooks``, what the download button and Colab offer) is opened, in a
+(``_build/html/_sources``, what the download button and Colab offer) is opened, in a
 temporary folder, as a Notebook, before any cell runs. Every markdown cell of the file must
 be rendered, show no MyST markup, have every formula of its source typeset by MathJax (the
 source's ``$…$``/``$$…$$`` counted by markdown-it-py's dollarmath, an independent parser),
@@ -38,7 +38,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.browser import harness
 from tests.browser.lab import KERNEL_METADATA_JS, serve_lab
 
-NOTEBOOK = harness.SITE / "_notebooks" / "notebooks" / "01_one_budget.ipynb"
+NOTEBOOK = harness.SITE / "_sources" / "notebooks" / "01_one_budget.ipynb"
 SCREENSHOT = harness.ROOT / "book" / "images" / "plain-notebook-lab.png"
 # A limit on waiting (never a measure of speed): generous, the machine may be busy.
 WAIT_MS = 180_000
