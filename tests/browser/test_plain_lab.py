@@ -70,13 +70,14 @@ TYPESET_JS = """
 """
 # Every markdown cell as shown, in order: its text without the typeset formulas, how many
 # formulas MathJax typeset, its MathJax errors, whether jupyterlab-myst rendered it, its
-# <details> and those open.
+# <details> and those open, its code blocks (a solution's code) and those outside a <details>.
+# The text leaves code blocks out: Python's f-strings hold braces that read as MyST roles.
 CELLS_JS = """
 () => window.jupyterapp.shell.currentWidget.content.widgets
   .filter((c) => c.model.type === 'markdown').map((c) => {
     const out = c.node.querySelector('.jp-RenderedMarkdown');
     const copy = out.cloneNode(true);
-    copy.querySelectorAll('mjx-container').forEach((e) => e.remove());
+    copy.querySelectorAll('mjx-container, pre').forEach((e) => e.remove());
     copy.querySelectorAll('details').forEach((e) => e.setAttribute('open', ''));
     document.body.appendChild(copy);
     const text = copy.innerText;
@@ -89,6 +90,8 @@ CELLS_JS = """
       myst: c.node.querySelector('.myst') !== null,
       details: out.querySelectorAll('details').length,
       open: out.querySelectorAll('details[open]').length,
+      code: out.querySelectorAll('pre').length,
+      unfolded: out.querySelectorAll('pre:not(details pre)').length,
     };
   })
 """
@@ -170,9 +173,12 @@ def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None
             problems.append(f"{where}: MathJax errors {cell['errors']}")
         if (cell["details"], cell["open"]) != (source["details"], 0):
             problems.append(f"{where}: {cell['details']} <details> ({cell['open']} open)")
+        if cell["unfolded"]:
+            problems.append(f"{where}: {cell['unfolded']} code blocks outside a <details>")
     assert problems == [], "\n".join(problems)
     # What the conversion must have produced, so the checks above had something to check.
     assert sum(c["formulas"] for c in expected) > 50
+    assert sum(c["code"] for c in shown) >= 7, "chapter 1's 7 solutions' code, folded"
     assert sum(c["details"] for c in expected) >= 5
     texts = [c["text"] for c in shown]
     assert any(re.match(r"Figure \d+\.", t) for t in texts), "no numbered figure caption"
