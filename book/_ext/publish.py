@@ -74,16 +74,16 @@ def retarget_buttons(
     the ``.md`` download is the MyST source."""
     if not is_notebook(app, pagename):
         return
-    colab = app.config.html_theme_options["launch_buttons"]["colab_url"].rstrip("/")
-    user, repo = context["github_user"], context["github_repo"]
-    branch = app.config.mha_notebooks_branch
     for group in context["header_buttons"]:
         for button in group.get("buttons", []):
             if button.get("label") == "download-source-button":
                 button["text"] = ".md (MyST source)"
                 button["tooltip"] = "Download the MyST source (JupyterLab with jupyterlab-myst)"
-            elif button.get("text") == "Colab":
-                button["url"] = f"{colab}/github/{user}/{repo}/blob/{branch}/{pagename}.ipynb"
+            elif button.get("text") == "Colab":  # the theme's, so launch_buttons.colab_url is set
+                colab = app.config.html_theme_options["launch_buttons"]["colab_url"].rstrip("/")
+                repo = f"{context['github_user']}/{context['github_repo']}"
+                branch = app.config.mha_notebooks_branch
+                button["url"] = f"{colab}/github/{repo}/blob/{branch}/{pagename}.ipynb"
                 button["label"] = "launch-colab-button"
 
 
