@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import jupytext
 import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -193,6 +194,32 @@ def test_opening_the_plain_notebook_does_not_mark_it_modified(playwright) -> Non
     with plain_notebook_page(playwright) as page:
         state = page.evaluate(KERNEL_METADATA_JS, WAIT_MS)
     assert state == {"dirty": False}, f"{NOTEBOOK.name} is marked modified after opening: {state}"
+
+
+# The notebook panel open at ``path``, once its file is read: its number of cells, or null.
+OPENED_JS = """
+(path) => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  if (!w || !w.context || w.context.path !== path || !w.context.isReady) return null;
+  return w.content && w.content.widgets ? w.content.widgets.length : -1;
+}
+"""
+
+
+@pytest.mark.usefixtures("site")
+def test_the_binder_button_opens_the_chapter_as_a_notebook(playwright) -> None:
+    """The theme's Binder button opens ``lab/tree/<page>.md``; with make lab's settings
+    (lab/install, which Binder's postBuild runs) JupyterLab opens that MyST file as a
+    notebook, with the chapter's cells, not as a text file."""
+    html = (harness.SITE / "notebooks" / "01_one_budget.html").read_text(encoding="utf-8")
+    [urlpath] = set(re.findall(r'"https://mybinder\.org/v2/gh/[^"?]+\?urlpath=([^"]+)"', html))
+    path = urlpath.removeprefix("lab/tree/")
+    cells = len(jupytext.read(harness.ROOT / path).cells)
+    with serve_lab() as lab, harness.browser_context(playwright) as ctx:
+        page = ctx.new_page()
+        page.goto(lab.page(urlpath))
+        opened = page.wait_for_function(OPENED_JS, arg=path, timeout=WAIT_MS, polling=500)
+        assert opened.json_value() == cells > 20, f"{path} opened as {opened.json_value()}"
 
 
 def main() -> int:
