@@ -376,39 +376,50 @@ def test_chapter_2_permalink_holds_every_setting(playwright, base_url, site, sch
         assert problems == [] and log.problems() == [] and left == [], problems
 
 
-# On a phone: does anything stick out of the view (a sideways scroll), and does each slider
-# sit on the line of its label (their vertical centres, px apart) and inside the controls?
+# On a phone: does anything of a heads view stick out of it (a sideways scroll), and does each
+# slider sit on the line of its label (their vertical centres, px apart)?
 PHONE_FIT_JS = """
 () => {
-  const host = document.querySelector('.mha-heads-view');
-  const box = host.getBoundingClientRect();
-  const out = Array.from(host.querySelectorAll('*')).filter((e) => {
-    const r = e.getBoundingClientRect();
-    return r.width && (r.right > box.right + 0.5 || r.left < box.left - 0.5);
-  }).map((e) => e.tagName + '.' + e.className);
   const mid = (r) => (r.top + r.bottom) / 2;
-  const sliders = Array.from(host.querySelectorAll('input[type=range]')).map((r) => {
-    const label = r.parentElement.querySelector('.mha-control-label').getBoundingClientRect();
-    const s = r.getBoundingClientRect();
-    return {name: r.dataset.control, apart: Math.abs(mid(label) - mid(s)), width: s.width};
+  const views = Array.from(document.querySelectorAll('.mha-heads-view')).map((host) => {
+    const box = host.getBoundingClientRect();
+    const out = Array.from(host.querySelectorAll('*')).filter((e) => {
+      const r = e.getBoundingClientRect();
+      return r.width && (r.right > box.right + 0.5 || r.left < box.left - 0.5);
+    }).map((e) => e.tagName + '.' + e.className);
+    const sliders = Array.from(host.querySelectorAll('input[type=range]')).map((r) => {
+      const label = r.parentElement.querySelector('.mha-control-label').getBoundingClientRect();
+      const s = r.getBoundingClientRect();
+      return {name: r.dataset.control, apart: Math.abs(mid(label) - mid(s)), width: s.width};
+    });
+    return {out, sliders};
   });
   const page = document.documentElement;
-  return {out, sliders, scrolls: page.scrollWidth > page.clientWidth};
+  return {views, scrolls: page.scrollWidth > page.clientWidth};
 }
 """
 
 
-def test_chapter_2_view_fits_a_phone(playwright, base_url):
-    """At 390 px, with the most heads and the widest ones (h = 9, d_k = 9): nothing of the
-    view sticks out of it or makes the page scroll sideways, and each slider is on its
-    label's line, at least 100 px long."""
+@pytest.mark.parametrize(
+    ("rel", "link", "key", "value"),
+    [
+        (CH2, "#heads-1:source=random,h=9,dk=9", "h", "9"),  # the most heads, the widest
+        ("notebooks/03_splitting_the_cost.html", "#heads-2:h=16,dk=512", "dk", "512"),
+    ],
+)
+def test_heads_views_fit_a_phone(playwright, base_url, rel, link, key, value):
+    """At 390 px, at the settings with the most to show (chapter 2's most heads, chapter 3's
+    largest counts): nothing of a heads view sticks out of it or makes the page scroll
+    sideways, and each slider is on its label's line, at least 100 px long."""
     viewport = {"width": 390, "height": 844}
     with harness.browser_context(playwright, viewport=viewport, has_touch=True) as ctx:
         page = ctx.new_page()
-        page.goto(base_url + CH2 + "#heads-1:source=random,h=9,dk=9", wait_until="load")
+        page.goto(base_url + rel + link, wait_until="load")
         harness.settle(page)
-        harness.live_view(page, f"{HOST} .mha-view", "h", "9")
+        view = "[data-view=rows]" if rel == CH2 else "[data-view=cost]:not([data-n='5'])"
+        harness.live_view(page, f"{HOST} .mha-view{view}", key, value)
         fit = page.evaluate(PHONE_FIT_JS)
-    assert fit["out"] == [] and not fit["scrolls"], fit
-    assert [s["name"] for s in fit["sliders"]] == ["h", "d_k"], fit
-    assert all(s["apart"] <= 2 and s["width"] >= 100 for s in fit["sliders"]), fit
+    assert fit["views"] and not fit["scrolls"], fit
+    for v in fit["views"]:
+        assert v["out"] == [] and [s["name"] for s in v["sliders"]] == ["h", "d_k"], fit
+        assert all(s["apart"] <= 2 and s["width"] >= 100 for s in v["sliders"]), fit

@@ -49,7 +49,7 @@ const CSS = `${CONTROL_CSS}
 @container (max-width: 440px){.mha-heads-view table.mha-concat-block td{min-width:0;padding:2px;font-size:11.5px}.mha-heads-view table.mha-concat-block th{padding:1px 2px;font-size:11.5px}}
 .mha-heads-view{container-type:inline-size}
 .mha-heads-view .mha-sources{display:inline-flex;flex-wrap:wrap;gap:4px 16px}
-@container (max-width: 440px){.mha-heads-view .mha-controls label:has(input[type=range]){width:100%}.mha-heads-view .mha-controls input[type=range]{flex:1 1 0;width:auto;min-width:0}.mha-heads-view .mha-controls label:has(input[type=range]) .mha-control-label{white-space:nowrap;min-width:8.6em}}
+@container (max-width: 440px){.mha-heads-view .mha-controls label:has(input[type=range]){width:100%}.mha-heads-view .mha-controls input[type=range]{flex:1 1 0;width:auto;min-width:0}.mha-heads-view .mha-controls label:has(input[type=range]) .mha-control-label{white-space:nowrap;min-width:8.6em}.mha-heads-view .mha-view .mha-costs td,.mha-heads-view .mha-view .mha-costs th{padding:1px 3px;font-size:12px}}
 `;
 
 /** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting: the
