@@ -1,6 +1,8 @@
 # The README's commands. Each one creates .venv and installs requirements.txt when needed.
 #   make book   build the static site into _build/html (the main job)
-#   make test   lint, unit tests, notebook execution, browser tests and the PDF
+#   make unit   the fast tests: the package, its JavaScript in Node, the sources (no built book,
+#               no chromium, no TeX; pytest -m unit, under a minute)
+#   make test   make unit first, then lint, the build, notebook execution, browser tests, the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
@@ -12,7 +14,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean weights pdf mutation browser-loop
+.PHONY: book unit test lab bench clean weights pdf mutation browser-loop
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
@@ -77,14 +79,21 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	cp $(PDF) _build/html/multi-head-attention.pdf
 	$(BIN)/jupyter-book build . -W --keep-going
 
-# test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
-# built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and
-# tests/test_pdf.py reads the PDF back with poppler's pdftotext and pdfimages.
-test: $(STAMP) $(LAB_STAMP) book pdf
+# The suite's tiers are pytest markers (pyproject.toml; tests/conftest.py gives each test its
+# tier): unit, build (reads _build or builds a book), browser (chromium on the built site),
+# pdf (TeX, poppler) and lab (JupyterLab). make unit runs the unit tier alone.
+unit: $(STAMP)
+	$(BIN)/python -m pytest -m unit -q --durations=10
+
+# test runs make unit first (it fails fast, before the build), then depends on book and pdf:
+# the build executes every notebook, tests/browser/ checks the built site in Debian's chromium
+# (installed by tests/browser/ensure-chromium when root), and tests/test_pdf.py reads the PDF
+# back with poppler's pdftotext and pdfimages. The second pytest runs every tier but unit.
+test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
-	$(BIN)/python -m pytest --durations=10
+	$(BIN)/python -m pytest -m "not unit" --durations=30
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary

@@ -6,7 +6,11 @@ from __future__ import annotations
 import pickle
 from pathlib import Path
 
+import pytest
+
 from tests.book_ext import build_math
+
+pytestmark = pytest.mark.build  # reads _build/.doctrees
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCTREES = ROOT / "_build" / ".doctrees"

@@ -22,6 +22,8 @@ from nbclient import NotebookClient
 
 from tests.book_ext import notebook_files
 
+pytestmark = pytest.mark.build  # reads _build and executes every notebook again
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "jupyter_execute"
 PUBLISHED = ROOT / "_build" / "html" / notebook_files.NOTEBOOKS_DIR

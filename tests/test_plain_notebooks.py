@@ -180,10 +180,12 @@ def markdown_cells(path: Path) -> list[str]:
     return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
 
 
+@pytest.mark.build
 def test_the_site_has_its_plain_notebooks() -> None:
     assert len(NOTEBOOKS) >= 7, f"run `make book` first: {len(NOTEBOOKS)} notebooks in {SITE}"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_markdown_is_commonmark_without_myst(path: Path) -> None:
     parser = MarkdownIt("commonmark")
@@ -212,6 +214,7 @@ def prose_numbers(html: Path) -> set[str]:
     return set(NUMBER.findall(text))
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
     page = SITE / path.relative_to(SITE / "_notebooks").with_suffix(".html")
