@@ -11,7 +11,6 @@ from tests import patches
 LEFT = {
     "book/_ext/execution.py: replaces render.coalesce_streams",
     "book/_ext/offline_assets.py: disconnects listener.id",
-    "book/_ext/offline_assets.py: reads app.events.listeners",
     "book/_ext/publish.py: replaces EvalRoleAny.run",
     "book/_ext/static/scripts/fontawesome.js: shadows the theme's scripts/fontawesome.js",
 }

@@ -269,6 +269,7 @@ kernelspec:
 """
 
 
+@pytest.mark.build  # builds a one-page book twice
 @pytest.mark.parametrize("url", [None, REPOSITORY["url"]], ids=["no-url", "with-url"])
 def test_without_a_repository_url_no_button_leads_out(tmp_path: Path, url: str | None) -> None:
     """The real _config.yml with ``repository.url`` deleted (Jupyter Book then fills in its
