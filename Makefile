@@ -80,8 +80,9 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	$(BIN)/jupyter-book build . -W --keep-going
 
 # The suite's tiers are pytest markers (pyproject.toml; tests/conftest.py gives each test its
-# tier): unit, build (reads _build or builds a book), browser (chromium on the built site),
-# pdf (TeX, poppler) and lab (JupyterLab). make unit runs the unit tier alone.
+# tier): unit, build (reads _build or builds a book or the wheel), browser (chromium on the
+# built site), pdf (TeX, poppler), lab (JupyterLab) and slow (seconds each: every stored run,
+# training reproduced). make unit runs the unit tier alone.
 unit: $(STAMP)
 	$(BIN)/python -m pytest -m unit -q --durations=10
 

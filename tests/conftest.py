@@ -28,9 +28,10 @@ def _same_global_random_state() -> None:
 # The tiers of the suite (registered in pyproject.toml). `make unit` runs `-m unit`: the
 # package, its JavaScript in Node and the source files, with no built book, no chromium and
 # no TeX. Tests in tests/browser/ are `browser` tests of the built site; JupyterLab's are
-# `lab` too. A module or test that reads `_build` says `build` (or `pdf`) itself; a test with
+# `lab` too. A module or test that reads `_build` says `build` (or `pdf`) itself, and one that
+# takes seconds (a sweep over every stored run, training reproduced) says `slow`; a test with
 # no tier is `unit`.
-TIERS = ("unit", "build", "browser", "pdf", "lab")
+TIERS = ("unit", "build", "browser", "pdf", "lab", "slow")
 BROWSER = Path(__file__).parent / "browser"
 LAB = {"test_lab.py", "test_plain_lab.py"}
 

@@ -50,6 +50,7 @@ def test_no_module_is_long() -> None:
     assert not long, long
 
 
+@pytest.mark.slow
 def test_the_maths_imports_neither_matplotlib_nor_ipywidgets() -> None:
     names = ", ".join(f"mha.{m}" for m in MATHS)
     code = (

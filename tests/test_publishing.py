@@ -308,6 +308,7 @@ def test_without_a_repository_url_no_button_leads_out(tmp_path: Path, url: str |
         assert has_colab_cell
 
 
+@pytest.mark.slow
 def test_the_notebook_command_writes_every_notebook_page(binder_tree: Path) -> None:
     written = sorted(p.relative_to(binder_tree).as_posix() for p in binder_tree.rglob("*.ipynb"))
     assert written == sorted(f"{p}.ipynb" for p in NOTEBOOK_PAGES)

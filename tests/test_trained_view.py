@@ -85,6 +85,7 @@ def stored_run_error(base: dict) -> tuple[float, int]:
     return worst, len(states)
 
 
+@pytest.mark.slow
 def test_every_stored_run_shows_torchs_numbers(base):
     worst, views = stored_run_error(base)
     print(f"\n{views} views of every stored run: max abs error on weights {worst:.2e}")
@@ -122,6 +123,7 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
+@pytest.mark.slow
 def test_answers_over_every_held_out_sentence_equal_torchs(base):
     test = split()[1]
     sentences = [" ".join(VOCAB[t] for t in row) for row in test.tokens.tolist()]

@@ -168,6 +168,7 @@ def adam_by_hand(config: T.RunConfig) -> list[tuple[dict[str, torch.Tensor], flo
     return out
 
 
+@pytest.mark.slow
 def test_steps_view_shows_what_adam_written_out_gives() -> None:
     config = T.RunConfig(h=2, steps=20, init="perturbed", eps=1e-3)
     run = T.train(config)
@@ -423,6 +424,7 @@ def test_stripping_a_noun_heads_positions_can_cost_answers() -> None:
     assert max(drops) > 0.05
 
 
+@pytest.mark.slow
 def test_refit_readout_fits_only_the_readout() -> None:
     train_set, test_set = T.split()
     trained = T.load_model(3, 4, 0)
@@ -440,6 +442,7 @@ def test_refit_readout_fits_only_the_readout() -> None:
     assert T.evaluate(refit, train_set)["loss"] < T.evaluate(blank, train_set)["loss"] / 10
 
 
+@pytest.mark.slow
 def test_refit_readout_ends_at_the_readouts_minimum() -> None:
     # The loss is convex in the read-out (R, b), so where L-BFGS stops, the gradient of the
     # model's own loss (its forward pass, not the refit's closure) with respect to R and b

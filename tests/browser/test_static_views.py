@@ -60,12 +60,12 @@ OPENS_AT = {  # page: {view: the data-* attributes it opens with}
     },
     "notebooks/06_what_comes_next.html": {"mask": {"mask": "causal"}},
 }
-# Every control of the widgets, in page order: (tag, type, data-control or name, whether an
-# inert element holds it).
+# Every control of the widgets, in page order: (tag, type, data-control, value, whether an
+# inert element holds it). (A radio group's name is made unique per page: not compared.)
 CONTROLS_JS = """
 () => Array.from(document.querySelectorAll(
     '.widget-subarea :is(input, select, button, textarea)')).map((e) => [
-  e.tagName, e.type || '', e.dataset.control || e.name || '', !!e.closest('[inert]')])
+  e.tagName, e.type || '', e.dataset.control || '', e.value, !!e.closest('[inert]')])
 """
 
 
@@ -124,8 +124,8 @@ def test_first_views_show_without_javascript_and_are_the_live_ones(chapter, with
     assert len(takeovers) == len(copies) and set(takeovers) == {"exact"}, takeovers
     live = json.loads(page.evaluate(VIEWS_JS))
     assert static == live, f"{rel}: the first views without JavaScript are not the live ones"
-    live_controls = [c[:3] for c in page.evaluate(CONTROLS_JS)]
-    assert live_controls == [c[:3] for c in controls], f"{rel}: the live controls differ"
+    live_controls = [c[:4] for c in page.evaluate(CONTROLS_JS)]
+    assert live_controls == [c[:4] for c in controls], f"{rel}: the live controls differ"
     for view, attrs in OPENS_AT.get(rel, {}).items():
         (first, *_) = [a for a, _ in live if a["view"] == view]
         assert {k: first.get(k) for k in attrs} == attrs, f"{rel} {view}: opens at {first}"
