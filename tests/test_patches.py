@@ -5,13 +5,10 @@ from __future__ import annotations
 
 from tests import patches
 
-# Patches still in book/_ext when this check was written (round 4 deletes them: execution.py
-# and offline_assets.py in the lean lane, publish.py in the pub lane). The list may only
-# shrink: empty it as they go.
+# Patches still in book/_ext when this check was written (round 4 deleted the others): the
+# comment-only fontawesome.js that stands in for the theme's script. The list may only
+# shrink: empty it when it goes.
 LEFT = {
-    "book/_ext/execution.py: replaces render.coalesce_streams",
-    "book/_ext/offline_assets.py: disconnects listener.id",
-    "book/_ext/publish.py: replaces EvalRoleAny.run",
     "book/_ext/static/scripts/fontawesome.js: shadows the theme's scripts/fontawesome.js",
 }
 
