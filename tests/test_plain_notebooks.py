@@ -245,6 +245,7 @@ def test_a_code_block_fence_outgrows_the_backticks_in_the_code() -> None:
     assert plain_notebooks.code_block('s = "````"') == '`````python\ns = "````"\n`````'
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_nbconvert_shows_solution_code_only_in_closed_folds(path: Path) -> None:
     """Every code cell of a page's solutions (between ```{solution-start} and
