@@ -45,7 +45,7 @@ COPIES_JS = """
 # some open at. Each view's own test file moves its controls.
 VIEWS = {
     "notebooks/01_one_budget.html": ["budget", "rows", "heads", "scaling", "exercise"],
-    "notebooks/02_run_it_again.html": ["rows", "heads", "trained-metrics", "trained-rows"],
+    "notebooks/02_run_it_again.html": ["rows", "cost", "trained-metrics", "trained-rows"],
     "notebooks/03_splitting_the_cost.html": ["cost", "cost", "grouped-cost"],
     "notebooks/04_putting_heads_back_together.html": ["concat"],
     "notebooks/05_what_heads_learn.html": ["trained-metrics", "trained-rows", "training-steps"],
