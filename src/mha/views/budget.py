@@ -15,8 +15,7 @@ import traitlets
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import budget, toy
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 
 
@@ -40,13 +39,12 @@ def expected_budget(tilt: str) -> dict[str, float]:
     return out
 
 
-class BudgetView(SliderView):
+class BudgetView(View, module="budget_view", link="budget"):
     """The trade-off view (``static/budget_view.mjs``): ``word``'s row of one head, its
     scores tilted by ``tilt`` from key ``lose`` to key ``gain``, computed in the browser.
     Inputs: X ``(n, d_model)`` and its ``words``; the head's W_q, W_k ``(d_model, d_k)``;
     the control's positions ``tilts``."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("budget_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     W_q = traitlets.List().tag(sync=True)
     W_k = traitlets.List().tag(sync=True)
@@ -71,5 +69,4 @@ def budget_view(tilts: Sequence[float] = budget.TILTS, start: float = 0.0) -> Bu
         words=list(toy.SENTENCE),
         tilts=[float(t) for t in tilts],
         tilt=float(start),
-        link=anywidgets.next_link("budget"),
     )

@@ -14,36 +14,27 @@ module; book/_ext/static_widgets.py draws its first view in Node.
 
 from __future__ import annotations
 
-import itertools
-
-import anywidget
 import traitlets
 
 from mha import exercise, toy
-from mha.views import anywidgets
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 
-_NUMBERS = itertools.count(1)  # the exercise views made in this kernel (a page's, in order)
 
-
-class ExerciseView(anywidget.AnyWidget):
+class ExerciseView(View, module="exercise_view", link="exercise"):
     """The exercise view. Inputs: X ``(n, d_model)``, its word labels, the named
     ``features`` (X's first columns), the controls' ``values``, the ``goals``
     (``[{words, at_least}]``), the query ``word``; the reader's settings: ``q_verb`` and
     ``k`` (five weights); ``link``, the view's name in the URL fragment."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("exercise_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     features = traitlets.List(traitlets.Unicode()).tag(sync=True)
     values = traitlets.List(traitlets.Float()).tag(sync=True)
     goals = traitlets.List().tag(sync=True)
-    palette = traitlets.List().tag(sync=True)
-    view_css = traitlets.Unicode().tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
     q_verb = traitlets.Float(exercise.START).tag(sync=True)
     k = traitlets.List(traitlets.Float(), [exercise.START] * exercise.N_FEATURES).tag(sync=True)
-    link = traitlets.Unicode("").tag(sync=True)
 
 
 def exercise_view(setting: exercise.Setting | None = None, link: str | None = None) -> ExerciseView:
@@ -58,11 +49,9 @@ def exercise_view(setting: exercise.Setting | None = None, link: str | None = No
         features=list(exercise.FEATURES),
         values=list(exercise.VALUES),
         goals=[{"words": list(g.words), "at_least": g.at_least} for g in exercise.GOALS],
-        palette=anywidgets.palette(),
-        view_css=anywidgets.view_css(),
         q_verb=s.q_verb,
         k=list(s.k),
-        link=link or f"exercise-{next(_NUMBERS)}",
+        link=link,
     )
 
 

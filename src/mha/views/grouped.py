@@ -19,8 +19,7 @@ import traitlets
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha.measure import FLOPS_PER_MAC, flops
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 
 
@@ -66,12 +65,11 @@ def expected_grouped_cost(n: str, dmodel: str, h: str, g: str) -> dict[str, floa
     return out
 
 
-class GroupsView(SliderView):
+class GroupsView(View, module="groups_view", link="groups"):
     """The key/value-groups view (``static/groups_view.mjs``): the counts of a layer of ``h``
     query heads sharing ``g`` key/value heads next to ``g = h``, computed in the browser
     (``layerCost``). Inputs: ``n`` words, ``d_model``, ``h``; the ``groups`` offered."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("groups_view.mjs")).tag(sync=True)
     n = traitlets.Int().tag(sync=True)
     d_model = traitlets.Int().tag(sync=True)
     h = traitlets.Int().tag(sync=True)
@@ -99,5 +97,4 @@ def groups_view(
         h=h,
         groups=list(groups),
         g=start,
-        link=anywidgets.next_link("groups"),
     )

@@ -7,10 +7,9 @@ over it. The numbers are computed in the browser by ``static/mha_views.mjs``, th
 maths ported to JavaScript and checked against it (tests/test_js_module.py); Python only
 sends the inputs (sentences, weights, colours) as traits.
 
-The widget's ES module travels in the saved widget state (``_esm``, a string), so the site
-needs no server and no network: :func:`esm` inlines ``mha_views.mjs`` and ``view_html.mjs``
-into ``mask_view.mjs`` (:func:`mha.views.anywidgets.esm`). book/_ext/widget_loader.py says how the
-site loads it; book/_ext/static_widgets.py draws its first view with the same module in Node.
+esbuild bundles the module with the ones it imports (:mod:`mha.views.anywidgets`);
+book/_ext/widget_loader.py says how the site loads it; book/_ext/static_widgets.py draws its
+first view with the same bundle in Node.
 """
 
 from __future__ import annotations
@@ -18,36 +17,28 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-import anywidget
 import torch
 import traitlets
 from torch import Tensor
 
 import mha
 from mha import toy, translation
-from mha.views import anywidgets
-from mha.views.anywidgets import palette, view_css
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 
 MASK_KINDS = ("none", "causal", "window", "padding")
-
-
-def esm() -> str:
-    """mask_view.mjs with the modules it imports inlined: one module, as text."""
-    return anywidgets.esm("mask_view.mjs")
 
 
 def _rows(t: Tensor) -> list:
     return t.tolist()
 
 
-class MaskView(anywidget.AnyWidget):
+class MaskView(View, module="mask_view", link="mask"):
     """The mask view. Inputs: X ``(n, d_model)``, W_q/W_k ``(h, d_model, d_k)`` (self-
     attention), Y ``(m, d_model)``, Wc_q/Wc_k ``(h, d_model, d_k)`` (cross-attention, keys
     from X); the reader's settings: ``mask``, ``radius`` (window), ``n_pad`` (padding);
     ``link``, the view's name in the page's URL fragment (a permalink on the site)."""
 
-    _esm = traitlets.Unicode(esm()).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     W_q = traitlets.List().tag(sync=True)
     W_k = traitlets.List().tag(sync=True)
@@ -58,12 +49,9 @@ class MaskView(anywidget.AnyWidget):
     latin = traitlets.List(traitlets.Unicode()).tag(sync=True)
     head_names = traitlets.List(traitlets.Unicode()).tag(sync=True)
     cross_head_names = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    palette = traitlets.List().tag(sync=True)
-    view_css = traitlets.Unicode().tag(sync=True)  # the book's view styles (mha.views.html)
     mask = traitlets.Enum(MASK_KINDS, default_value="causal").tag(sync=True)
     radius = traitlets.Int(1, min=0, max=4).tag(sync=True)
     n_pad = traitlets.Int(2, min=1, max=3).tag(sync=True)
-    link = traitlets.Unicode("").tag(sync=True)  # its name in permalinks (#mask-1:mask=...)
 
 
 def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskView:
@@ -82,10 +70,7 @@ def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskV
         latin=list(translation.TARGET),
         head_names=list(head_names),
         cross_head_names=list(translation.HEAD_NAMES),
-        palette=palette(),
-        view_css=view_css(),
         mask=mask,
-        link=anywidgets.next_link("mask"),
     )
 
 

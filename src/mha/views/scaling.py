@@ -16,8 +16,7 @@ from torch.distributions import Categorical
 from torch.nn.functional import scaled_dot_product_attention
 
 from mha import scaling, toy
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 
 # The toggle's positions: (label, scaled).
@@ -46,14 +45,13 @@ def expected_scaling(dk: str, scaled: str, word: str, seed: str) -> dict[str, fl
     return out
 
 
-class ScalingView(SliderView):
+class ScalingView(View, module="scaling_view", link="scaling"):
     """The scaling view (``static/scaling_view.mjs``): ``word``'s row of the random head of
     ``seed`` cut to width ``d_k`` (:func:`mha.scaling.head_scores`), its scores divided by
     √d_k if ``scaled``, computed in the browser. Inputs: X ``(n, d_model)`` and its
     ``words``; ``scale``, the random heads' standard deviation; ``widest``, the width of the
     head drawn; the widths offered (``widths``) and the toggle's ``scaled_options``."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("scaling_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
@@ -83,5 +81,4 @@ def scaling_view(
         d_k=start,
         scaled_options=[list(o) for o in SCALED_OPTIONS],
         scaled=int(scaled),
-        link=anywidgets.next_link("scaling"),
     )

@@ -10,8 +10,7 @@ from __future__ import annotations
 import traitlets
 
 from mha.training import SHOW, SHOW_VERB, Run, RunConfig, cached_run
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
+from mha.views.anywidgets import View
 from mha.views.expected import register_expected
 from mha.views.trained import position_labels
 
@@ -42,14 +41,13 @@ def _config(c: RunConfig) -> dict[str, object]:
     return {k: getattr(c, k) for k in keys}
 
 
-class StepsView(SliderView):
+class StepsView(View, module="steps_view", link="steps"):
     """The training-step view (``static/steps_view.mjs``): every head's row for the verb of
     :data:`SHOW` at the saved ``step`` the reader picks. Inputs: the words and their
     ``labels`` (:func:`mha.views.trained.position_labels`), ``verb`` (its index); the run's
     ``config``; ``saved_steps`` and, for each, ``rows`` ``(h, n)`` and the held-out loss
     (``losses``): the stored snapshots, as data."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("steps_view.mjs")).tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     verb = traitlets.Int(SHOW_VERB).tag(sync=True)
@@ -71,5 +69,4 @@ def steps_slider(run: Run) -> StepsView:
         rows=[run.snapshots[st].tolist() for st in steps],  # (S, h, n)
         losses=[float(run.test_loss[run.eval_steps == st][0]) for st in steps],
         step=steps[-1],
-        link=anywidgets.next_link("steps"),
     )
