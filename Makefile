@@ -43,7 +43,7 @@ $(NPM_STAMP): package.json package-lock.json
 
 # The views' ES modules (src/mha/views/static), bundled by esbuild (src/mha/views/build.mjs):
 # dist/<view>.js, each widget's module in the kernel (JupyterLab, the book's execution), and
-# dist/site/mha-views.js, every view once, which the site's pages load.
+# book/_ext/static/mha-views.js, every view once, which the site's pages load.
 VIEWS := src/mha/views/dist/.built
 
 $(VIEWS): $(NPM_STAMP) src/mha/views/build.mjs $(wildcard src/mha/views/static/*.mjs)

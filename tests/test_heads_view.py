@@ -4,7 +4,7 @@ The widget's ES module (``_esm``: esbuild's bundle of heads_view.mjs) draws its 
 Node from the site's mha-views.js, as the build draws first views
 (book/_ext/anywidget_static.mjs). Every panel
 it draws, at many settings (every h and d_k offered, seeds other than 0, every word, the
-designed heads, the cost at the Transformer's size), shows exactly the numbers that mha's
+designed heads, the cost at the Transformer's size), shows exactly the numbers that the oracles'
 expected_rows/heads/concat/cost compute in torch by another route (PyTorch's SDPA, numel()
 and the FLOP counter). The browser side is tests/browser/test_heads_view.py.
 """

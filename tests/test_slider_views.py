@@ -4,8 +4,8 @@ Each view's ES module (``budget_view.mjs``, ``scaling_view.mjs``, ``groups_view.
 ``steps_view.mjs``, bundled by esbuild with slider_view.mjs, mha_views.mjs and view_html.mjs)
 draws its views in Node from the site's mha-views.js, as the build draws first views
 (book/_ext/anywidget_static.mjs). At every setting its control offers (and more: other
-tilts, widths and seeds than the page offers) every number it shows equals what mha's
-registered expected function computes in torch by another route (PyTorch's SDPA with an
+tilts, widths and seeds than the page offers) every number it shows equals what its
+oracle (tests/oracles.py) computes in torch by another route (PyTorch's SDPA with an
 additive mask, ``Categorical``'s entropy, shape-only tensors and the FLOP counter, training
 again). The browser side is tests/browser/test_slider_views.py.
 """

@@ -4,7 +4,7 @@ The widget's ES module, as its saved state holds it (``_esm``: trained_view.mjs 
 mha_views.mjs and view_html.mjs inlined), draws views in Node through
 book/_ext/anywidget_static.mjs, the script that draws first views at build time. For EVERY
 stored run (each setting, each seed), typed sentences and heads switched off, every number
-it shows equals what mha.views.trained's expected_rows/expected_metrics compute in torch by
+it shows equals what tests/oracles.py's expected_trained_rows/metrics compute in torch by
 another route (PyTorch's SDPA on the stored float64 weights; heads switched off by zeroing
 their rows of W_o); its answers over every held-out sentence equal the torch model's. The
 browser side is tests/browser/test_trained_view.py.

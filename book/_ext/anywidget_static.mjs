@@ -4,7 +4,7 @@
 // Stands in for: no upstream option (see book/_ext/static_widgets.py).
 //
 // Called by book/_ext/static_widgets.py (render_anywidgets) with the site's views (its one
-// argument: src/mha/views/dist/site/mha-views.js, exactly the script the pages load, which
+// argument: book/_ext/static/mha-views.js, exactly the script the pages load, which
 // sets the global mhaViews) and, on standard input, a JSON list of {view, state}: each
 // widget's view name (its saved state's _mha_view) and its saved traits. Each view's
 // renderView(state, {inert: true}) gives its HTML, the controls marked inert; standard output

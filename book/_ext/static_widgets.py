@@ -10,7 +10,7 @@ build otherwise), whose module is one of esbuild's bundles of ``src/mha/views/st
 (``src/mha/views/build.mjs``, ``npm run build``): in the kernel, ``_esm`` is the text of
 ``dist/<view>.js``. When a page has been read, each such ``_esm`` in its saved widget state is
 replaced by the view's name, ``_mha_view`` (``budget_view``...): the site loads every view
-once per page from ``_static/mha-views.js`` (``dist/site/mha-views.js``, a classic script
+once per page from ``_static/mha-views.js`` (``static/mha-views.js``, a classic script
 that sets ``mhaViews``: Chromium runs no module script from a ``file://`` page), and our host
 (``static/mha-anywidget-host.js``) draws each view with ``mhaViews[_mha_view]``.
 
@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 ANYWIDGET_STATIC = Path(__file__).with_name("anywidget_static.mjs")
 # esbuild's bundles of the views (src/mha/views/build.mjs), found without importing mha.
 DIST = Path(importlib.util.find_spec("mha").submodule_search_locations[0]) / "views" / "dist"
-SITE_VIEWS = DIST / "site" / "mha-views.js"  # every view, served as _static/mha-views.js
+SITE_VIEWS = Path(__file__).parent / "static" / "mha-views.js"  # every view: _static/mha-views.js
 VIEW_RE = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S
 )

@@ -5,7 +5,7 @@ maths (``static/mha_views.mjs``) and the HTML pieces (``static/view_html.mjs``).
 bundles each view into one self-contained module, ``dist/<view>.js`` (``npm run build``, which
 ``make book``, ``make lab`` and ``make test`` run: ``build.mjs``): the widget's ``_esm``, a
 path that anywidget reads, as JupyterLab and Colab need. The site serves every view once, in
-``dist/site/mha-views.js``, and its pages' saved widget state names the view instead of
+``book/_ext/static/mha-views.js``, and its pages' saved widget state names the view instead of
 carrying its module (book/_ext/static_widgets.py).
 """
 

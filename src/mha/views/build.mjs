@@ -5,9 +5,10 @@
 // - dist/<view>.js, one self-contained ES module per view (a module of static/ with a default
 //   export): the widget's _esm in the kernel (mha.views.anywidgets.View), which JupyterLab and
 //   Colab run, as anywidget wants, from one string;
-// - dist/site/mha-views.js, every view in one minified classic script that sets the global
-//   mhaViews ({budget_view: {default, renderView, ...}, ...}). The site loads it once per page
-//   (_config.yml's nb_ipywidgets_js) and its host draws each view from it
+// - book/_ext/static/mha-views.js, every view in one minified classic script that sets the
+//   global mhaViews ({budget_view: {default, renderView, ...}, ...}). The site serves it as
+//   _static/mha-views.js and loads it once per page (_config.yml's nb_ipywidgets_js); its
+//   host draws each view from it
 //   (book/_ext/static/mha-anywidget-host.js); book/_ext/anywidget_static.mjs runs the same
 //   file in Node for the first views. A classic script, not an ES module: Chromium loads no
 //   module script from a file:// page, and the site works opened from disk.
@@ -18,6 +19,7 @@ import { build } from "esbuild";
 const here = fileURLToPath(new URL(".", import.meta.url));
 const source = `${here}static`;
 const dist = `${here}dist`;
+const site = fileURLToPath(new URL("../../../book/_ext/static/mha-views.js", import.meta.url));
 const views = readdirSync(source)
   .filter((f) => f.endsWith(".mjs") && /^export default\b/m.test(readFileSync(`${source}/${f}`, "utf-8")))
   .sort()
@@ -40,6 +42,6 @@ await build({
   format: "iife",
   globalName: "mhaViews",
   minify: true,
-  outfile: `${dist}/site/mha-views.js`,
+  outfile: site,
   logLevel: "warning",
 });

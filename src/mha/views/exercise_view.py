@@ -6,10 +6,11 @@ The head and the goals are :mod:`mha.exercise`'s: one column (``d_k = 1``), ``W^
 :data:`mha.exercise.VALUES`. The view (``static/exercise_view.mjs``) computes *chased*'s
 query, every word's key, *chased*'s scores and row in the reader's browser with
 ``static/mha_views.mjs``, and lists the goals with their status in words ("met", "not met"),
-announced to screen readers when one changes. :func:`expected_exercise` recomputes every
-number it shows, and each goal's status, in torch (:func:`mha.attention.single_head`), from
-the view's ``data-*`` attributes. book/_ext/widget_loader.py says how the site loads the
-module; book/_ext/static_widgets.py draws its first view in Node.
+announced to screen readers when one changes. The test oracle ``expected_exercise``
+(tests/oracles.py) recomputes every number it shows, and each goal's status, in torch
+(:func:`mha.attention.single_head`), from the view's ``data-*`` attributes.
+book/_ext/widget_loader.py says how the site loads the module; book/_ext/static_widgets.py
+draws its first view in Node.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import traitlets
 
 from mha import exercise, toy
 from mha.views.anywidgets import View
-from mha.views.expected import register_expected
 
 
 class ExerciseView(View, module="exercise_view", link="exercise"):
@@ -53,33 +53,3 @@ def exercise_view(setting: exercise.Setting | None = None, link: str | None = No
         k=list(s.k),
         link=link,
     )
-
-
-@register_expected("exercise")
-def expected_exercise(
-    qverb: str, kdeterminer: str, knoun: str, kverb: str, kagent: str, kprey: str, word: str
-) -> dict[str, float | str]:
-    """The numbers the exercise view shows for its data-* attributes, by torch: ``q``,
-    ``key-j``, ``s-j``, ``r-j``, ``pair``, ``rest``, ``sum``, and for goal ``g`` its status
-    ``goal-g`` ("met"/"not met") and its words' weights ``gG-J``."""
-    if int(word) != toy.CHASED:
-        raise ValueError(f"the exercise asks about chased (row {toy.CHASED}), got row {word}")
-    setting = exercise.Setting(
-        float(qverb), tuple(map(float, (kdeterminer, knoun, kverb, kagent, kprey)))
-    )
-    W_q, W_k = exercise.head(setting)  # (9, 1) each
-    q = float(toy.X[toy.CHASED] @ W_q[:, 0])  # chased's query
-    keys = toy.X @ W_k[:, 0]  # (5,)
-    row = exercise.chased_row(setting)  # (5,) by single_head
-    pair_words = sorted({j for g in exercise.GOALS for j in g.words})
-    pair = float(row[pair_words].sum())
-    out: dict[str, float | str] = {"q": q, "pair": pair, "sum": float(row.sum())}
-    out["rest"] = float(row.sum()) - pair
-    for j in range(len(toy.SENTENCE)):
-        out[f"key-{j}"] = float(keys[j])
-        out[f"s-{j}"] = q * float(keys[j])  # d_k = 1: no division
-        out[f"r-{j}"] = float(row[j])
-    for i, g in enumerate(exercise.GOALS):
-        out[f"goal-{i}"] = "met" if bool(exercise.met(row, g)) else "not met"
-        out.update({f"g{i}-{j}": float(row[j]) for j in g.words})
-    return out

@@ -1,13 +1,13 @@
 """The heads of chapters 1, 3 and 4: an anywidget whose browser side computes the views.
 
-The view (``static/heads_view.mjs``) draws the panels of :mod:`mha.views.explorer` (``rows``,
-``heads``, ``concat``, ``cost``) for the designed heads of :func:`mha.toy.designed_heads` and
+The view (``static/heads_view.mjs``) draws the panels ``rows``, ``heads``, ``concat`` and
+``cost`` for the designed heads of :func:`mha.toy.designed_heads` and
 for random heads of :func:`mha.toy.random_heads` at the ``h`` and ``d_k`` the reader picks,
 with native controls inside the module. The numbers are computed in the browser by
 ``static/mha_views.mjs``, the book's maths ported to JavaScript and checked against it; Python
 only sends the inputs (the sentence, weights, colours) as traits. Each panel keeps the views'
-``data-*`` contract, so :mod:`mha.views.explorer`'s ``expected_rows``/``heads``/``concat`` and
-:mod:`mha.views.cost`'s ``expected_cost`` recompute its numbers in torch.
+``data-*`` contract, so the test oracles (tests/oracles.py: ``expected_rows``/``heads``/
+``concat``/``cost``) recompute its numbers in torch.
 
 Random heads do not travel: the module draws them for any seed exactly as
 :func:`mha.toy.random_heads` does (``randomHeads`` in mha_views.mjs, with ``toy.RANDOM_SCALE``
@@ -82,7 +82,7 @@ def heads_view(
     source: str | None = None,
     link: str | None = None,
 ) -> HeadsView:
-    """The view over the toy sentence, with :class:`mha.views.explorer.Explorer`'s arguments.
+    """The view over the toy sentence, with these arguments.
 
     Args:
         h_values, d_k_values: the positions of the ``h`` and ``d_k`` sliders.

@@ -14,17 +14,13 @@ first view with the same bundle in Node.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
-import torch
 import traitlets
 from torch import Tensor
 
-import mha
 from mha import toy, translation
 from mha.views.anywidgets import View
-from mha.views.expected import register_expected
 
 MASK_KINDS = ("none", "causal", "window", "padding")
 
@@ -72,43 +68,3 @@ def chapter6_mask_view(head_names: Sequence[str], mask: str = "causal") -> MaskV
         cross_head_names=list(translation.HEAD_NAMES),
         mask=mask,
     )
-
-
-def _mask(kind: str, n_q: int, n_k: int, radius: int, n_real: int) -> Tensor | None:
-    """The mask of ``kind`` as chapter 6 builds it in torch: ``(n_q, n_k)`` boolean, or None."""
-    if kind == "none":
-        return None
-    if kind == "causal":
-        return mha.causal_mask(n_q, n_k)  # (n_q, n_k)
-    if kind == "window":
-        return mha.window_mask(n_q, radius)  # (n, n)
-    allowed = torch.ones(n_q, n_k, dtype=torch.bool)  # (n_q, n_k)
-    allowed[:, n_real:] = False  # no word may read the filler
-    return allowed
-
-
-def _weights(X_q: Tensor, X_kv: Tensor, heads: tuple[Tensor, ...], mask: Tensor | None) -> Tensor:
-    """Every head's weights ``(h, n_q, n_k)`` of X_q reading X_kv, by mha."""
-    W_q, W_k, W_v = heads  # (h, d_model, d_k) each
-    Q, K, V = mha.project(X_q, W_q), mha.project(X_kv, W_k), mha.project(X_kv, W_v)
-    return mha.scaled_dot_product(Q, K, V, mask)[1]  # (h, n_q, n_k)
-
-
-@register_expected("mask")
-def expected_mask_view(mask: str, radius: str, npad: str, **_: str) -> dict[str, float]:
-    """The numbers chapter 6's mask view shows for its data-* attributes, computed by mha in
-    torch (the view computes them in JavaScript): ``self-H-I-J`` and ``cross-H-I-J``."""
-    X, n = toy.X, toy.X.shape[0]  # (5, 9)
-    n_pad = int(npad) if mask == "padding" else 0
-    X_kv = torch.cat([X, torch.zeros(n_pad, X.shape[1], dtype=X.dtype)])  # (n + n_pad, 9)
-    Y = translation.Y  # (3, 9)
-    self_mask = _mask(mask, n + n_pad, n + n_pad, int(radius), n)
-    cross_mask = _mask("padding", Y.shape[0], n + n_pad, 0, n) if n_pad else None
-    out: dict[str, float] = {}
-    for key, w in (
-        ("self", _weights(X_kv, X_kv, toy.designed_heads(), self_mask)),  # (3, n_k, n_k)
-        ("cross", _weights(Y, X_kv, translation.cross_heads(), cross_mask)),  # (3, 3, n_k)
-    ):
-        for h, i, j in itertools.product(*map(range, w.shape)):
-            out[f"{key}-{h}-{i}-{j}"] = float(w[h, i, j])
-    return out
