@@ -82,7 +82,7 @@ def heads_view(
     source: str | None = None,
     link: str | None = None,
 ) -> HeadsView:
-    """The view over the toy sentence, with these arguments.
+    """The heads view over the toy sentence.
 
     Args:
         h_values, d_k_values: the positions of the ``h`` and ``d_k`` sliders.
