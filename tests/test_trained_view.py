@@ -24,6 +24,7 @@ from mha import toy
 from mha.training import NOUNS, SEEDS, SETTINGS, SHOW, VOCAB, split
 from mha.training.reference import logits
 from mha.training.store import load_state
+from mha.views.anywidgets import DIST
 from mha.views.trained import position_labels, vocabulary_message, words_of
 from mha.views.trained_view import trained_view
 from tests.browser import expected
@@ -97,14 +98,16 @@ import { readFileSync } from "node:fs";
 const job = JSON.parse(readFileSync(0, "utf-8"));
 const esm = Buffer.from(job.state._esm).toString("base64");
 const mod = await import("data:text/javascript;base64," + esm);
+const maths = await import(job.maths); // mha_views.mjs, for what the view's module does not export
 """
+MATHS = (DIST.parent / "static" / "mha_views.mjs").as_uri()
 
 
 def node(script: str, job: dict) -> object:
     """What ``script`` (after :data:`HEAD`) writes, as JSON, given ``job``."""
     done = subprocess.run(
         ["node", "--input-type=module", "-e", HEAD + script],
-        input=json.dumps(job),
+        input=json.dumps({**job, "maths": MATHS}),
         capture_output=True,
         text=True,
     )
@@ -235,7 +238,7 @@ WHICH = """
 const { state, sentences } = job;
 const which = sentences.map((t) => {
   const words = mod.wordsOf(t, state.pad);
-  const ids = mod.wordIds(words, state.vocab, state.max_len, state.pad);
+  const ids = maths.wordIds(words, state.vocab, state.max_len, state.pad);
   return mod.whichSentences(state, words, ids);
 });
 process.stdout.write(JSON.stringify(which));
