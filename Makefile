@@ -43,18 +43,27 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The views' ES modules (src/mha/views/static), bundled by esbuild (src/mha/views/build.mjs):
+# dist/<view>.js, each widget's module in the kernel (JupyterLab, the book's execution), and
+# book/_ext/static/mha-views.js, every view once, which the site's pages load.
+VIEWS := src/mha/views/dist/.built
+
+$(VIEWS): $(NPM_STAMP) src/mha/views/build.mjs $(wildcard src/mha/views/static/*.mjs)
+	npm run build --silent
+	@touch $@
+
 # Everything the site is built from. When none of it is newer than the last build, make
 # does not even start Sphinx; when something is, Sphinx re-reads (and re-executes) only the
 # pages that depend on it (book/_ext/execution.py).
 SOURCES := _config.yml _toc.yml requirements.txt package-lock.json \
 	$(shell find book notebooks src -type f -not -name '*.pyc' -not -path '*/__pycache__/*' \
-	        -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
+	        -not -path '*/.ipynb_checkpoints/*' -not -path 'src/mha/views/dist/*' 2>/dev/null)
 BUILT := _build/.built
 
 book: $(BUILT)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-$(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
+$(BUILT): $(STAMP) $(NPM_STAMP) $(VIEWS) $(SOURCES)
 	$(BIN)/jupyter-book build . -W --keep-going
 	@touch $@
 
@@ -110,7 +119,7 @@ browser-loop: $(STAMP) $(LAB_STAMP) book
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
 LAB_WORKSPACES := $(VENV)/lab-workspaces
 
-lab: $(STAMP) $(LAB_STAMP)
+lab: $(STAMP) $(LAB_STAMP) $(VIEWS)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -127,7 +136,7 @@ clean:
 	rm -rf _build
 
 # Benchmarks (not tests): writes benchmarks/results.json and benchmarks/results.md.
-bench: $(STAMP) $(NPM_STAMP)
+bench: $(STAMP) $(NPM_STAMP) $(VIEWS)
 	@tests/browser/ensure-chromium
 	$(BIN)/python -m benchmarks.run
 

@@ -11,8 +11,8 @@ import torch
 
 from mha import training as T
 from mha.training import results as R
-from mha.views import expected as mw
 from mha.views.training import steps_slider
+from tests import oracles
 from tests.test_mask_view import draw
 
 SHORT = 40  # steps: enough to see every effect, a fraction of a second each
@@ -200,7 +200,7 @@ def test_steps_view_shows_what_adam_written_out_gives() -> None:
     attrs = dict(re.findall(r'data-([a-z]+)="([^"]*)"', root))
     assert attrs["eps"] == "0.001" and attrs["init"] == "perturbed"
     # The numbers the browser tests expect for this view (it trains again) are these too.
-    want = mw.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
+    want = oracles.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
     weights, _ = reference.layer(by_hand[10][0], torch.tensor([ids]))  # (1, h, n, n)
     assert want is not None and want["loss"] == pytest.approx(by_hand[10][1], abs=1e-9)
     for i in range(2):

@@ -8,7 +8,7 @@ On the built site served over http AND opened from ``file://`` (book/_ext/widget
 * moving each control by keyboard (every range control to a neighbour, its end and its start;
   the word select; the seed box, when the module draws random heads for any seed) changes the
   numbers, and every number shown equals what ``mha`` computes in torch for the view's data-*
-  attributes (explorer.py's expected_rows/heads/concat, cost.py's expected_cost, through
+  attributes (tests/oracles.py's expected_rows/heads/concat/cost, through
   expected.py), in every panel;
 * the controls have visible labels, announce their values (aria-valuetext) and show a focus ring;
 * chapter 2's h x d_k view, set through its controls to random settings (h, d_k, seed, word,

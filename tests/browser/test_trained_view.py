@@ -9,7 +9,7 @@ On the built site served over http AND opened from ``file://``:
   the seed (range: its end, its start, a neighbour), a typed sentence (Enter), an unknown
   word (a one-line message naming the vocabulary), the word, and a head switched off (Space)
   each change the view, and every number shown, the read-out's answer included, equals what
-  mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
+  tests/oracles.py's expected_trained_rows/metrics compute in torch (heads off by zeroing
   their rows of W_o);
 * a permalink opens the view at its settings, and the link follows the controls;
 * with six heads the view is taller than the window, and its controls stay in sight;
