@@ -92,7 +92,7 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 # tier): unit, build (reads _build or builds a book or the wheel), browser (chromium on the
 # built site), pdf (TeX, poppler), lab (JupyterLab) and slow (seconds each: every stored run,
 # training reproduced). make unit runs the unit tier alone.
-unit: $(STAMP)
+unit: $(STAMP) $(VIEWS)
 	$(BIN)/python -m pytest -m unit -q --durations=10
 
 # test runs make unit first (it fails fast, before the build), then depends on book and pdf:
