@@ -202,7 +202,7 @@ function rowsPanel(state, c) {
       `object ${el("b", { "data-key": "object", "data-value": c.answer.object }, esc(c.answer.object))}.`
     : "Not of the task's shape (the noun verb the noun, each noun with an optional adjective before it): no subject or object to name.";
   const text = el("p", { class: "mha-note", role: "status" }, `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`);
-  const box = (i, title, body) => el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
+  const box = (i, title, body) => el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h3", {}, esc(title)) + body);
   const offNote = (i) => (off.includes(i) ? " (switched off)" : "");
   const bars = c.weights.map((w, i) => box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)));
   const tables = c.weights.map((w, i) =>
