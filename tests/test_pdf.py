@@ -7,12 +7,14 @@
 * the figures are vector drawings (PDF files), the widget pictures the only PNGs;
 * every figure's smallest text, and every widget picture's, prints at 7 pt or more;
 * the figures carry the same numbers in the PDF, on the site and in the plain notebooks;
+* no page ends with a heading;
 * each chapter's solutions come after its exercises, in a last "Solutions" section;
 * the site offers the PDF in the download menu of every page that has one (every chapter).
 """
 
 from __future__ import annotations
 
+import html
 import json
 import math
 import re
@@ -280,6 +282,70 @@ def test_figure_numbers_agree_across_site_notebooks_and_pdf(text: str) -> None:
     pdf_numbers = re.findall(r"(Fig(?:ure|\.) [\d.]+): ", _flat(text))
     assert pdf_numbers == site_numbers
     assert notebook_numbers == site_numbers
+
+
+class _Headings(HTMLParser):
+    """The text of a page's headings (h1 to h4), without their permalink sign."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth, self.current, self.found = 0, [], []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in ("h1", "h2", "h3", "h4"):
+            self.depth, self.current = 1, []
+        elif self.depth and tag == "a" and dict(attrs).get("class") == "headerlink":
+            self.depth = 0  # the permalink "#" closes the heading's text
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3", "h4") and self.current:
+            self.found.append(" ".join("".join(self.current).split()))
+            self.current = []
+        if tag in ("h1", "h2", "h3", "h4"):
+            self.depth = 0
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.current.append(data)
+
+
+# The running head of a page ends above HEAD and its foot (the page number, and the chapter or
+# section name) starts below FOOT, in pt from the top of a letter page.
+HEAD, FOOT = 60.0, 730.0
+
+
+def test_no_heading_ends_a_page(pdf: Path) -> None:
+    """The last line of each page's text block is not a heading of the site's pages (in the
+    PDF a section heading carries its number: "2.8 Summary"). The front matter (the contents,
+    whose lines are headings), numbered in roman, is left out."""
+    headings = set()
+    for docname in _toc_docnames():
+        parser = _Headings()
+        parser.feed((harness.SITE / f"{docname}.html").read_text(encoding="utf-8"))
+        headings |= {h.casefold() for h in parser.found}
+    assert {"notation", "summary"} <= headings
+    out = subprocess.run(
+        [_poppler("pdftotext"), "-bbox-layout", str(pdf), "-"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    line = re.compile(r'<line xMin="[\d.]+" yMin="([\d.]+)"[^>]*>(.*?)</line>', re.S)
+    ending, checked = [], 0
+    for n, page in enumerate(out.stdout.split("<page ")[1:], 1):
+        body, foot = [], []
+        for y, words in line.findall(page):
+            text = " ".join(html.unescape(w) for w in re.findall(r">([^<]*)</word>", words))
+            if HEAD < float(y) < FOOT:
+                body.append((float(y), text))
+            elif float(y) >= FOOT:
+                foot += text.split()
+        if not body or any(re.fullmatch(r"[ivxlc]+", w) for w in foot):
+            continue
+        checked += 1
+        last = max(body)[1]
+        if re.sub(r"^[A-Z\d]+(\.\d+)*\s+", "", last).casefold() in headings:
+            ending.append((n, last))
+    assert checked > 100
+    assert ending == [], f"pages whose text ends with a heading: {ending}"
 
 
 def test_figures_are_vector_and_widget_pictures_the_only_pngs() -> None:
