@@ -80,20 +80,8 @@ PREAMBLE = r"""
 \AfterEndEnvironment{DUlineblock}{\nopagebreak}
 """
 
-# Sphinx's LaTeX box settings (latex_elements["sphinxsetup"]). Code cells' colours. A box
-# split across pages is framed whole on each page ("clone"), not left open at the break
-# (Sphinx's default, "slice"): with "slice", a box whose text just fills a page ends with its
-# bottom padding and border alone at the top of the next page.
-BOXES = ("note", "hint", "important", "tip", "seealso", "todo", "warning", "caution")
-BOXES += ("attention", "danger", "error", "topic")
-SPHINXSETUP = ", ".join(
-    [
-        "VerbatimColor={RGB}{247,247,247}",
-        "VerbatimBorderColor={RGB}{204,204,204}",
-        "pre_box-decoration-break=clone",
-        *(f"div.{kind}_box-decoration-break=clone" for kind in BOXES),
-    ]
-)
+# Sphinx's LaTeX box settings (latex_elements["sphinxsetup"]): code cells' colours.
+SPHINXSETUP = "VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}"
 
 
 def kernel_profile(app: Sphinx) -> None:
