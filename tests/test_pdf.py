@@ -268,7 +268,7 @@ def test_figure_numbers_agree_across_site_notebooks_and_pdf(text: str) -> None:
         parser.feed((harness.SITE / f"{docname}.html").read_text(encoding="utf-8"))
         site_ids += parser.ids
         site_numbers += parser.numbers
-        notebook = harness.SITE / "_notebooks" / f"{docname}.ipynb"
+        notebook = harness.SITE / "_sources" / f"{docname}.ipynb"  # the plain notebook
         if notebook.is_file():
             cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
             for cell in cells:
