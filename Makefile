@@ -1,6 +1,6 @@
 # The README's commands. Each one creates .venv and installs requirements.txt when needed.
 #   make book   build the static site into _build/html (the main job)
-#   make test   lint, unit tests, notebook execution, browser tests and the PDF
+#   make test   lint (ruff, Biome for the JavaScript), unit tests, notebook execution, browser tests and the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
@@ -84,6 +84,7 @@ test: $(STAMP) $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
+	node_modules/.bin/biome ci --error-on-warnings
 	$(BIN)/python -m pytest --durations=10
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new

@@ -102,6 +102,60 @@ def test_a_weight_just_below_a_threshold_is_not_printed_as_the_threshold():
     assert got == ["0.499999999999", "0.4999", "0.520", "0.3996"]
 
 
+def test_a_weight_prints_one_way_against_every_goals_threshold():
+    """0.49996 is under goal 1's 0.5 and over goal 2's 0.4: printed against both thresholds
+    it reads 0.49996 in every line, never 0.500 in one and 0.49996 in the next."""
+    got = call(
+        "weightText", [[0.49996, [0.5, 0.4, 0.5]], [0.49996, 0.4], [0.41, [0.5, 0.4]]], MODULE
+    )
+    assert got == ["0.49996", "0.500", "0.410"]
+
+
+def test_the_progress_line_remembers_the_goals_met():
+    state = exercise_view().get_state()
+    row = [0.2] * 5  # meets no goal
+    cases = [
+        [False, False, False],
+        [True, False, False],
+        [True, True, False],
+        [True, True, True],
+    ]
+    got = call("progressText", [[{**state, "met": met}, row] for met in cases], MODULE)
+    assert got == [
+        "Met so far: none.",
+        "Met so far: goal 1.",
+        "Goals 1 and 2 met: the exercise is done once you have tried goal 3 and said why it"
+        " turns out as it does.",
+        "Every goal met: the exercise is done.",
+    ]
+
+
+def test_the_fragment_holds_one_part_per_view_and_round_trips():
+    """view_link.mjs: a fragment of several views' parts; one view's part replaced, added or
+    dropped leaves the others as they were; a section's fragment is no view's."""
+    calls = [
+        ["#budget-1:tilt=+2.5&scaling-1:dk=4,scaled=1", "scaling-1", "dk=8,scaled=1"],
+        ["#budget-1:tilt=+2.5", "exercise-1", "q=1"],
+        ["#budget-1:tilt=+2.5&exercise-1:q=1", "budget-1", None],
+        ["#budget-1:tilt=+2.5", "budget-1", None],
+        ["#a-section", "budget-1", "tilt=+1.0"],
+    ]
+    got = call("withPart", calls, MODULE)
+    assert got == [
+        "#budget-1:tilt=+2.5&scaling-1:dk=8,scaled=1",
+        "#budget-1:tilt=+2.5&exercise-1:q=1",
+        "#exercise-1:q=1",
+        "",
+        "#budget-1:tilt=+1.0",
+    ]
+    texts = call(
+        "linkText",
+        [[got[0], "scaling-1"], [got[0], "budget-1"], [got[0], "exercise-1"], ["#x", "x"]],
+        MODULE,
+    )
+    assert texts == ["dk=8,scaled=1", "tilt=+2.5", None, None]
+
+
 def test_permalinks_read_valid_settings_and_write_them():
     state = exercise_view(link="exercise-1").get_state()
     hashes = [
@@ -122,4 +176,5 @@ def test_permalinks_read_valid_settings_and_write_them():
 def test_the_first_view_has_six_inert_sliders_that_announce_values():
     html = draw([exercise_view(exercise.Setting(1.0, (0, 0, 0, 0, 1.5))).get_state()])[0]
     assert html.count('type="range"') == 6 and "<fieldset" in html and " inert" in html
+    assert "<noscript>" in html  # with JavaScript off: one line says the controls need it
     assert 'data-control="k_4" min="0" max="12" step="1" value="9" aria-valuetext="1.5"' in html

@@ -214,7 +214,7 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
         page.locator("main p:visible").first.click()
         assert page.locator(NOTICE).count() == 0, "a notice for a click outside the widgets"
-        box = harness.box_in_view(page.locator(".mha-static-widget [inert]").first)
+        box = harness.box_in_view(page.locator(".mha-static-widget legend").first)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         notice = page.locator(NOTICE)
         assert notice.is_visible() and "starting" in notice.text_content(), rel
@@ -224,4 +224,47 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         )
         assert "ready" in notice.text_content()
         notice.wait_for(state="detached", timeout=harness.TIMEOUT_MS)
+        assert log.problems() == [], log.problems()
+
+
+def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playwright):
+    """With the renderer held back, the reader moves chapter 1's tilt slider by keyboard (End)
+    and the scaling toggle by a click on the static first views: the copies' controls move
+    (their inert is gone once the page is read). Once live, the views show those settings,
+    computed (mha's numbers), the focus is on the live slider, and the permalink holds them."""
+    rel = "notebooks/01_one_budget.html"
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.route(HOST_JS, _hold_host)
+        page.goto(base_url + rel, wait_until="load")
+        assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        tilt = page.locator(".mha-static-widget .mha-budget-view input[data-control=tilt]")
+        tilt.focus()
+        page.keyboard.press("End")
+        top = tilt.get_attribute("max")
+        assert tilt.input_value() == top  # the copy's slider moved; its view did not
+        assert (
+            page.locator(".mha-static-widget .mha-budget-view .mha-view").get_attribute("data-tilt")
+            == "0"
+        )
+        toggle = page.locator(
+            ".mha-static-widget .mha-scaling-view input[type=radio]:not(:checked)"
+        )
+        toggle.first.click()
+        page.evaluate("() => window.__mhaRenderWidgets()")
+        page.wait_for_function(
+            "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
+        )
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "4")
+        harness.live_view(page, ".mha-scaling-view .mha-view", "scaled", "0")
+        live = page.locator(".mha-budget-view input[data-control=tilt]")
+        assert live.input_value() == top and live.get_attribute("aria-valuetext") == "+4.0"
+        assert page.evaluate("() => document.activeElement.dataset.control") == "tilt"
+        problems, seen = expected.view_problems(page, rel, {"budget", "scaling"})
+        assert problems == [] and len(seen) == 2, problems[:5]
+        harness.link_becomes(page, "#budget-1:tilt=+4.0&scaling-1:dk=16,scaled=0")
+        page.keyboard.press("ArrowLeft")  # the next press goes to the live slider
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "3.5")
         assert log.problems() == [], log.problems()

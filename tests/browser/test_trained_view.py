@@ -7,7 +7,8 @@ On the built site served over http AND opened from ``file://``:
 * the view shows before any script runs (JavaScript off), with torch's numbers;
 * by keyboard alone: the setting (radio buttons, every setting, in order, labels whole),
   the seed (range: its end, its start, a neighbour), a typed sentence (Enter), an unknown
-  word (a one-line message naming the vocabulary), the word, and a head switched off (Space)
+  word (a one-line message naming the vocabulary, over the last sentence that could be
+  read), the word, and a head switched off (Space)
   each change the view, and every number shown, the read-out's answer included, equals what
   mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
   their rows of W_o);
@@ -22,8 +23,8 @@ from __future__ import annotations
 
 import pytest
 
-from mha.training import SETTINGS, VOCAB
-from mha.views.trained import setting_label
+from mha.training import SETTINGS
+from mha.views.trained import setting_label, vocabulary_list
 from tests.browser import expected, harness
 
 PAGES = {  # page: the sentence and word its view opens at
@@ -68,6 +69,8 @@ def test_the_view_shows_before_scripts_run(playwright, base_url, rel):
         assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
         assert problems == [], problems[:10]
         assert page.locator(f"{HOST} fieldset.mha-controls[inert]").count() == 1
+        assert page.locator(f"{HOST} fieldset.mha-controls").is_hidden()
+        assert page.locator(f"{HOST} noscript p").inner_text().startswith("This view's controls")
 
 
 def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chapter):
@@ -117,14 +120,23 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
     text.type("the unicorn chased the dog")
     harness.press(page, text, "Enter")
     message = page.locator(f"{HOST} .mha-problem").inner_text()
-    assert "“unicorn”" in message and ", ".join(VOCAB) in message and "\n" not in message
-    assert page.locator(f"{HOST} [data-view=trained-rows]").count() == 0
+    assert "“unicorn”" in message and vocabulary_list() in message and "\n" not in message
+    assert ".." not in message and message.endswith("“.”.")
+    # the last sentence that could be read stays under the message, its menu too
+    rows = _rows(page)
+    assert (rows["sentence"], rows["word"], rows["off"]) == ("the dog bit the hen", "3", "0 1 2")
+    menu = page.locator(f"{HOST} select[data-control=word] option").all_inner_texts()
+    assert menu == ["the (1st)", "dog", "bit", "the (2nd)", "hen"]
+    problems += _problems(page, rel)[0]
     assert problems == [], "\n".join(problems[:20])
     assert log.problems() == [] and left == [], [*log.problems(), *left]
 
 
 def test_controls_are_named_sized_and_stay_in_sight(chapter):
     rel, page, _, _ = chapter
+    # the vocabulary beside the sentence box, the full stop named
+    vocab = page.locator(f"{HOST} .mha-vocab").inner_text()
+    assert vocab == f"Its words: {vocabulary_list()}." and ".." not in vocab
     for role, name in (("slider", "seed"), ("textbox", "sentence"), ("combobox", "row of")):
         assert page.locator(HOST).get_by_role(role, name=name).count() == 1, (rel, name)
     assert page.locator(HOST).get_by_role("radio", name=setting_label(2, 12)).count() == 1

@@ -12,15 +12,7 @@
 // j) and loss; mha.views.training.expected_steps recomputes them by training again.
 
 import { renderSliderView, sliderRender } from "./slider_view.mjs";
-import { barsHtml, dataValue, el, esc, headBox, viewRoot } from "./view_html.mjs";
-
-/** A loss with two significant digits, as Python's format(v, ".2g"): 0.31, 1.8e-05. */
-export function lossText(v) {
-  if (v === 0 || (Math.abs(v) >= 1e-4 && Math.abs(v) < 100)) return String(Number(v.toPrecision(2)));
-  const [m, e] = v.toExponential(1).split("e");
-  const exp = Number(e);
-  return `${Number(m)}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-}
+import { barsHtml, dataValue, el, esc, headBox, lossText, viewRoot } from "./view_html.mjs";
 
 function stepsOutput(state) {
   const at = state.saved_steps.indexOf(state.step);

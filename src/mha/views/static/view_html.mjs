@@ -60,6 +60,15 @@ export function numberHtml(key, v, digits = 2) {
   return el("span", { "data-key": key, "data-value": dataValue(v) }, esc(v.toFixed(digits)));
 }
 
+/** A loss with two significant digits, as Python's format(v, ".2g") (0.31, 1.8e-05): one
+ * format for a loss wherever the book prints one (the views and the chapters' text). */
+export function lossText(v) {
+  if (v === 0 || (Math.abs(v) >= 1e-4 && Math.abs(v) < 100)) return String(Number(v.toPrecision(2)));
+  const [m, e] = v.toExponential(1).split("e");
+  const exp = Number(e);
+  return `${Number(m)}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+}
+
 /** An integer count shown with thousands separators (as Python's f"{v:,}"). */
 export function countHtml(key, v) {
   return el("span", { "data-key": key, "data-value": String(v) }, esc(thousands(v)));
@@ -97,15 +106,16 @@ export function heatmapHtml(weights, rows, cols, key, palette, opts = {}) {
   return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
 }
 
-/** One row of weights (n,) as horizontal bars, the weight printed: data-key `${key}-${j}`. */
-export function barsHtml(row, words, key, palette) {
+/** One row of weights (n,) as horizontal bars, the weight printed (by `text`, default two
+ * decimals): data-key `${key}-${j}`. */
+export function barsHtml(row, words, key, palette, text = (v) => v.toFixed(2)) {
   const items = row.map((v, j) =>
     el(
       "div",
       { class: "mha-bar" },
       el("span", { class: "mha-bar-word" }, esc(words[j])) +
         el("span", { class: "mha-bar-track" }, el("span", { class: "mha-bar-fill", style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}` })) +
-        numberHtml(`${key}-${j}`, v),
+        el("span", { "data-key": `${key}-${j}`, "data-value": dataValue(v) }, esc(text(v))),
     ),
   );
   return el("div", { class: "mha-bars" }, items.join(""));
@@ -139,6 +149,24 @@ export function rangeHtml(name, label, values, value, opts = {}) {
       }) +
       el("output", { "data-control-value": name }, esc(text)),
   );
+}
+
+
+/** Sets a range control made by rangeHtml over `values` to `value`: its position, its
+ * aria-valuetext and its <output> (`text`, the shown value). */
+export function syncRange(root, input, values, value, text = String(value)) {
+  input.value = String(values.indexOf(value));
+  input.setAttribute("aria-valuetext", text);
+  const out = root.querySelector(`output[data-control-value="${input.dataset.control}"]`);
+  if (out) out.textContent = text;
+}
+
+/** What a view says when JavaScript is off, before its controls: they are hidden (they would
+ * do nothing) and one line says why. Drawn in the static first view and the live one alike
+ * (a <noscript> shows nothing when scripts run), so the two stay the same. */
+export function noscriptHtml() {
+  const note = "This view's controls need JavaScript, which is off: it shows its first setting.";
+  return el("noscript", {}, el("style", {}, ".mha-controls{display:none}") + el("p", { class: "mha-note" }, esc(note)));
 }
 
 
@@ -234,7 +262,7 @@ export function readHtml(html) {
     let j = TAG.lastIndex;
     const attrs = [];
     ATTRIBUTE.lastIndex = j;
-    for (let m; (m = ATTRIBUTE.exec(html)); ) {
+    for (let m = ATTRIBUTE.exec(html); m; m = ATTRIBUTE.exec(html)) {
       attrs.push([m[1], m[2] ?? ""]);
       j = ATTRIBUTE.lastIndex;
     }
@@ -248,7 +276,7 @@ export function readHtml(html) {
 }
 
 /** Text or an attribute value as written by esc(), decoded. */
-function unescape(s) {
+function unescapeHtml(s) {
   if (!s.includes("&")) return s;
   return s.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#x27;", "'").replaceAll("&amp;", "&");
 }
@@ -262,7 +290,7 @@ function mirror(parent, nodes) {
   for (let k = 0; k < nodes.length; k++) {
     const d = dom[k], v = nodes[k];
     if (v.tag === undefined) {
-      if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescape(v.text)) return false;
+      if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescapeHtml(v.text)) return false;
     } else if (d.nodeType !== Node.ELEMENT_NODE || d.localName !== v.tag || !mirror(d, v.kids)) return false;
     v.dom = d;
   }
@@ -271,7 +299,10 @@ function mirror(parent, nodes) {
 
 /** A new page node for tree node `v` (its .dom set, and its children's), or null. */
 function build(v, parent) {
-  if (v.tag === undefined) return (v.dom = document.createTextNode(unescape(v.text)));
+  if (v.tag === undefined) {
+    v.dom = document.createTextNode(unescapeHtml(v.text));
+    return v.dom;
+  }
   if (parent.namespaceURI !== "http://www.w3.org/1999/xhtml") return null; // no SVG here
   const t = document.createElement("template");
   t.innerHTML = v.html.slice(v.at, v.end);
@@ -294,7 +325,7 @@ function patchTree(parent, prev, next) {
       parent.replaceChild(d, a.dom);
     } else if (b.tag === undefined) {
       b.dom = a.dom;
-      if (a.text !== b.text) b.dom.nodeValue = unescape(b.text);
+      if (a.text !== b.text) b.dom.nodeValue = unescapeHtml(b.text);
     } else {
       b.dom = a.dom;
       patchTreeAttributes(b.dom, a.attrs, b.attrs);
@@ -311,10 +342,10 @@ function patchTreeAttributes(d, was, want) {
     const [name, value] = want[k];
     const old = was[k];
     if (old && old[0] === name) {
-      if (old[1] !== value) d.setAttribute(name, unescape(value));
+      if (old[1] !== value) d.setAttribute(name, unescapeHtml(value));
     } else {
       same = false;
-      d.setAttribute(name, unescape(value));
+      d.setAttribute(name, unescapeHtml(value));
     }
   }
   if (same) return; // the same names in the same order: nothing to remove
