@@ -65,6 +65,8 @@ def test_the_view_shows_before_scripts_run(playwright, base_url):
         assert len(views) == 1 and views[0]["cells"], "no mask view without JavaScript"
         assert views[0]["attrs"]["mask"] == "causal"
         assert page.locator(f"{VIEW} fieldset[inert]").count() == 1, "static controls not inert"
+        assert page.locator(f"{VIEW} fieldset").is_hidden(), "dead controls shown"
+        assert "need JavaScript" in page.locator(f"{VIEW} noscript p").inner_text()
         assert _problems(page) == []
 
 

@@ -240,6 +240,10 @@ def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playw
         page.route(HOST_JS, _hold_host)
         page.goto(base_url + rel, wait_until="load")
         assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        toggle = page.locator(
+            ".mha-static-widget .mha-scaling-view input[type=radio]:not(:checked)"
+        )
+        toggle.first.click()
         tilt = page.locator(".mha-static-widget .mha-budget-view input[data-control=tilt]")
         tilt.focus()
         page.keyboard.press("End")
@@ -249,10 +253,6 @@ def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playw
             page.locator(".mha-static-widget .mha-budget-view .mha-view").get_attribute("data-tilt")
             == "0"
         )
-        toggle = page.locator(
-            ".mha-static-widget .mha-scaling-view input[type=radio]:not(:checked)"
-        )
-        toggle.first.click()
         page.evaluate("() => window.__mhaRenderWidgets()")
         page.wait_for_function(
             "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS

@@ -204,7 +204,8 @@ def _pick(page, select: str, label: str) -> None:
 def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, site):
     """Chapter 2: a word picked in the heads view is picked in the trained view, and back,
     when the other view's sentence has that word (matched by label: "the (2nd)", not by
-    index); the URL keeps linking to the view the reader moved; the numbers stay mha's."""
+    index); the URL holds both views, and opening it shows both at that word; the numbers
+    stay mha's."""
     with harness.confined_page(playwright, base_url, site, SHARED, "http") as (page, log, left):
         views = {"rows", "heads", "trained-rows", "trained-metrics"}
         assert page.evaluate(WORDS_JS) == ["2", "2"]  # both open on chased
@@ -214,7 +215,13 @@ def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, 
         harness.link_becomes(page, "#heads-1:", prefix=True)
         _pick(page, TRAINED_WORD, "the (2nd)")
         assert page.evaluate(WORDS_JS) == ["3", "3"]
-        harness.link_becomes(page, "#trained-1:", prefix=True)
+        # the link holds both views the pick moved, and opens both at that word again
+        page.wait_for_function("() => /&trained-1:.*word=3/.test(location.hash)")
+        page.wait_for_function("() => /^#heads-1:[^&]*word=3/.test(location.hash)")
+        both = page.evaluate("() => location.hash")
+        with harness.confined_page(playwright, base_url, site, SHARED, "http", both) as (p2, _, _):
+            harness.live_view(p2, ".mha-trained-view [data-view=trained-rows]", "word", "3")
+            assert p2.evaluate(WORDS_JS) == ["3", "3"]
         problems = expected.view_problems(page, SHARED, views)[0]
         # a sentence in which "the (2nd)" is the 5th word (the 4th in the heads view's) and
         # "cat" is missing

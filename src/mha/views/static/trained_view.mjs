@@ -406,7 +406,8 @@ const render = viewController({
     if (name === "word") return { word: Number(t.value) };
     if (name === "head") {
       const i = Number(t.value);
-      return { off: t.checked ? s.off.filter((j) => j !== i) : [...s.off, i].sort((a, b) => a - b) };
+      const off = s.off.filter((j) => j !== i); // (input then change: the same answer twice)
+      return { off: t.checked ? off : [...off, i].sort((a, b) => a - b) };
     }
     if (name === "text" && e.type === "change") return { text: t.value, word: startWord(wordsOf(t.value, s.pad), s.verbs) };
     return null;
