@@ -15,7 +15,6 @@ EXT = ROOT / "book" / "_ext"
 if str(EXT) not in sys.path:
     sys.path.insert(0, str(EXT))
 
-notebook_files = importlib.import_module("notebook_files")
 static_widgets = importlib.import_module("static_widgets")
 plain_notebooks = importlib.import_module("plain_notebooks")
 widget_loader = importlib.import_module("widget_loader")

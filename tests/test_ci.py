@@ -2,9 +2,9 @@
 
 The workflow (``.github/workflows/book.yml``) runs the README's test command on every push and
 pull request and, from the repository's branch, deploys ``_build/html`` to GitHub Pages and
-pushes ``_build/html/_notebooks`` to the branch the Colab buttons open
+pushes ``_build/html/_sources/**/*.ipynb`` to the branch the Colab buttons open
 (``sphinx.config.mha_notebooks_branch``). Binder (``binder/``) installs the pinned requirements
-with CPU-only torch, writes the notebooks its buttons open and opens ``.md`` files as notebooks.
+with CPU-only torch and opens ``.md`` files as notebooks (its buttons open the chapters' ``.md``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.book_ext import ROOT, notebook_files
+from tests.book_ext import ROOT, publish
 from tests.browser.lab import installed_files
 
 BIN = Path(sys.executable).parent
@@ -78,7 +78,7 @@ def test_the_workflow_tests_everything_and_publishes_what_the_buttons_open() -> 
 
     upload = steps["actions/upload-artifact"]
     assert upload["if"] == from_main
-    assert upload["with"]["path"] == f"_build/html/{notebook_files.NOTEBOOKS_DIR}"
+    assert upload["with"]["path"] == f"_build/html/{publish.NOTEBOOKS_DIR}/**/*.ipynb"
     push = jobs["notebooks"]
     assert push["if"] == from_main and push["permissions"] == {"contents": "write"}
     download, script = push["steps"]
@@ -106,14 +106,13 @@ def test_binder_installs_the_pinned_requirements_with_cpu_only_torch() -> None:
     ]
 
 
-def test_binder_writes_the_notebooks_and_installs_make_labs_settings() -> None:
+def test_binder_checks_the_package_and_installs_make_labs_settings() -> None:
     post = ROOT / "binder" / "postBuild"
     assert os.access(post, os.X_OK)
     out = subprocess.run([BIN / "shellcheck", post], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout
     commands = [line for line in post.read_text().splitlines() if not line.startswith("#")]
     assert 'python -c "import mha"' in commands
-    assert "python book/_ext/notebook_files.py" in commands  # next to the sources (binder_tree)
     assert """lab/install "$(python -c 'import sys; print(sys.prefix)')\"""" in commands
     assert "\tlab/install $(VENV)\n" in (ROOT / "Makefile").read_text()  # make lab's too
 

@@ -19,14 +19,16 @@ from pathlib import Path
 
 import yaml
 
-from tests.book_ext import ROOT, notebook_files
+from tests.book_ext import ROOT, publish
+from tests.test_publishing import toc_pages
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
-REPO = notebook_files.Repository.from_url(
-    CONFIG["repository"]["url"], CONFIG["repository"]["branch"]
-)
+URL = CONFIG["repository"]["url"]  # https://github.com/<owner>/<name>
+OWNER, NAME = URL.removeprefix("https://github.com/").split("/")
+BRANCH = CONFIG["repository"]["branch"]
+PAGES = CONFIG["html"]["baseurl"]  # the site's address, where CI deploys it
 # Addresses of a GitHub repository, as (owner, name). Links to other projects' repositories
 # (an owner and a name that are both not the book's) are not the book's addresses.
 GITHUB = re.compile(r"(?<![\w.])github\.com/([\w-]+)/([\w.-]+?)(?:\.git)?(?=[/@\s\"'#)?]|$)")
@@ -62,8 +64,8 @@ def test_the_package_builds_a_wheel_that_installs_and_imports(tmp_path: Path) ->
     assert meta["Name"] == "mha" and meta["Version"] == PYPROJECT["version"]
     assert meta["License-Expression"] == "MIT" and meta.get_all("License-File") == ["LICENSE"]
     assert f"{info}/licenses/LICENSE" in names
-    assert f"Repository, {REPO.url}" in meta.get_all("Project-URL")
-    assert f"Homepage, {REPO.pages_url}" in meta.get_all("Project-URL")
+    assert f"Repository, {URL}" in meta.get_all("Project-URL")
+    assert f"Homepage, {PAGES}" in meta.get_all("Project-URL")
     modules = {p.relative_to(ROOT / "src").as_posix() for p in (ROOT / "src/mha").rglob("*.py")}
     assert modules == {n for n in names if n.endswith(".py")}
     assert "mha/views/static/mha_views.mjs" in names  # the views' maths in JavaScript
@@ -101,11 +103,15 @@ def test_the_citation_file_is_complete_and_agrees_with_the_project() -> None:
     assert cff["authors"] == [{"name": CONFIG["author"]}]
     assert cff["version"] == PYPROJECT["version"]
     assert cff["license"] == ["MIT", "CC-BY-4.0"]
-    assert cff["repository-code"] == REPO.url and cff["url"] == REPO.pages_url
+    assert cff["repository-code"] == URL and cff["url"] == PAGES
     book = cff["preferred-citation"]
     assert book["type"] == "book" and book["title"] == cff["title"]
-    assert book["authors"] == cff["authors"] and book["url"] == REPO.pages_url
+    assert book["authors"] == cff["authors"] and book["url"] == PAGES
     assert str(book["year"]) == str(CONFIG["copyright"])
+
+
+def test_the_site_address_is_the_repositorys_github_pages() -> None:
+    assert f"https://{OWNER.lower()}.github.io/{NAME}/" == PAGES
 
 
 def test_every_address_of_the_repository_is_the_configured_one() -> None:
@@ -115,27 +121,24 @@ def test_every_address_of_the_repository_is_the_configured_one() -> None:
     found: dict[str, set[tuple[str, str]]] = {}
     for path in files:
         text = path.read_text()
-        pairs = [p for p in GITHUB.findall(text) if REPO.owner in p or REPO.name in p]
+        pairs = [p for p in GITHUB.findall(text) if OWNER in p or NAME in p]
         pairs += [p for pattern in OURS for p in pattern.findall(text)]
         for owner, name in pairs:
             found.setdefault(path.name, set()).add((owner.lower(), name))
-    wrong = {f: pairs for f, pairs in found.items() if pairs != {(REPO.owner.lower(), REPO.name)}}
-    assert wrong == {}, f"addresses that are not {REPO.url}: {wrong}"
+    wrong = {f: pairs for f, pairs in found.items() if pairs != {(OWNER.lower(), NAME)}}
+    assert wrong == {}, f"addresses that are not {URL}: {wrong}"
     assert {"README.md", "pyproject.toml", "CITATION.cff"} <= found.keys()
 
 
 def test_the_readme_links_the_book_its_launchers_and_how_to_cite() -> None:
     readme = (ROOT / "README.md").read_text()
-    first_chapter = next(p for p in notebook_files.toc_pages(TOC) if "notebooks/" in p)
+    first_chapter = next(p for p in toc_pages(TOC) if "notebooks/" in p)
     for needed in (
-        REPO.pages_url,  # the published book
-        f"https://mybinder.org/v2/gh/{REPO.owner}/{REPO.name}/{REPO.branch}?urlpath=lab/tree/",
-        REPO.colab_url(
-            CONFIG["launch_buttons"]["colab_url"],
-            CONFIG["sphinx"]["config"]["mha_notebooks_branch"],
-            f"{first_chapter}.ipynb",
-        ),
-        f"{REPO.pages_url}{notebook_files.NOTEBOOKS_DIR}/",  # downloads
+        PAGES,  # the published book
+        f"https://mybinder.org/v2/gh/{OWNER}/{NAME}/{BRANCH}?urlpath=lab/tree/",
+        f"{CONFIG['launch_buttons']['colab_url']}/github/{OWNER}/{NAME}/blob/"
+        f"{CONFIG['sphinx']['config']['mha_notebooks_branch']}/{first_chapter}.ipynb",
+        f"{PAGES}{publish.NOTEBOOKS_DIR}/",  # downloads
         "CITATION.cff",
         "make book",
         "make test",

@@ -23,12 +23,12 @@ from myst_nb.core.read import read_myst_markdown_notebook
 from pybtex.database import parse_file
 
 from mha.views.captions import Caption, caption, lab_figure, lab_first_cell
-from tests.book_ext import notebook_files
+from tests.test_publishing import toc_pages
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [
     p
-    for d in notebook_files.toc_pages(yaml.safe_load((ROOT / "_toc.yml").read_text()))
+    for d in toc_pages(yaml.safe_load((ROOT / "_toc.yml").read_text()))
     if (p := ROOT / f"{d}.md").is_file() and "kernelspec" in p.read_text()
 ]
 IMPORT = "# JupyterLab shows each figure's caption and alt text (mha.views.captions).\n"

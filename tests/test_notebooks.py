@@ -2,9 +2,10 @@
 
 ``make test`` builds the book first, which executes every notebook and keeps each
 executed notebook in ``_build/jupyter_execute``. Here each notebook runs once more,
-in a new kernel, as the site publishes it (``_build/html/_notebooks``: the plain ``.ipynb``
-that readers download and open on Colab, whose code cells must be the page's, after a
-Colab set-up cell that does nothing here), and every text output must equal the built one:
+in a new kernel, as the site publishes it (``_build/html/_sources/<page>.ipynb``: the plain
+``.ipynb`` that readers download and open on Colab, whose code cells must be the page's, after a
+Colab set-up cell that does nothing here; a solution's code is folded into its text), and
+every other cell's text output must equal the built one:
 the notebooks are deterministic, and the book shows what the code prints.
 
 Cells tagged ``timing`` measure wall-clock time; their outputs are allowed to differ.
@@ -12,6 +13,7 @@ Cells tagged ``timing`` measure wall-clock time; their outputs are allowed to di
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -20,11 +22,11 @@ import pytest
 from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
 
-from tests.book_ext import notebook_files
+from tests.book_ext import publish
 
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "jupyter_execute"
-PUBLISHED = ROOT / "_build" / "html" / notebook_files.NOTEBOOKS_DIR
+PUBLISHED = ROOT / "_build" / "html" / publish.NOTEBOOKS_DIR
 NOTEBOOKS = [ROOT / "book" / "intro.md", *sorted((ROOT / "notebooks").glob("*.md"))]
 WIDGET = "application/vnd.jupyter.widget-view+json"
 TEXT = ("text/plain", "text/html", "text/markdown", "application/papermill.record/text/plain")
@@ -38,6 +40,20 @@ def read(path: Path) -> nbformat.NotebookNode:
 def lab_only(cell: nbformat.NotebookNode) -> bool:
     """A cell for JupyterLab only, which the site and its notebooks leave out."""
     return "remove-cell" in cell.metadata.get("tags", [])
+
+
+def outside_solutions(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
+    """The notebook's cells but the code cells of its solutions (between ```{solution-start}
+    and ```{solution-end}), whose code the published notebook folds into the solution's text."""
+    cells, inside = [], False
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for marker in re.findall(r"^```\{solution-(start|end)\}", cell.source, re.M):
+                inside = marker == "start"
+        elif inside:
+            continue
+        cells.append(cell)
+    return cells
 
 
 def shown(nb: nbformat.NotebookNode) -> list[list[str]]:
@@ -73,11 +89,11 @@ def test_notebook_reruns_identically(path: Path) -> None:
     if not published.is_file():
         pytest.fail(f"no published notebook at {published}: build the book first (make book)")
     run = nbformat.read(published, as_version=4)
-    [colab] = [c for c in run.cells if c.get("id") == notebook_files.COLAB_CELL_ID]
+    [colab] = [c for c in run.cells if c.get("id") == publish.COLAB_CELL_ID]
     # The page's code cells, executed in place below; the published notebook's markdown is
     # plain CommonMark (tests/test_plain_notebooks.py), and JupyterLab-only cells are left out.
     cells = [c for c in run.cells if c is not colab and c.cell_type == "code"]
-    page = [c for c in nb.cells if c.cell_type == "code" and not lab_only(c)]
+    page = [c for c in outside_solutions(nb) if c.cell_type == "code" and not lab_only(c)]
     assert [c.source for c in cells] == [c.source for c in page], (
         f"{published.name} does not hold the code cells of {path.name}"
     )
@@ -90,7 +106,7 @@ def test_notebook_reruns_identically(path: Path) -> None:
     print(f"{path.name}: executed in {seconds:.1f} s")
 
     assert colab.outputs == [], "the Colab set-up cell printed something outside Colab"
-    site = [c for c in built.cells if not lab_only(c)]
+    site = [c for c in outside_solutions(built) if not lab_only(c)]
     again, before = (
         shown(nbformat.v4.new_notebook(cells=cells)),
         shown(nbformat.v4.new_notebook(cells=site)),

@@ -1,7 +1,7 @@
 """The plain notebooks the site offers for download and Colab (book/_ext/plain_notebooks.py).
 
 The first tests turn a small MyST notebook, written here, into a plain one. The others read
-the notebooks that ``make book`` wrote into ``_build/html/_notebooks`` and fail when there are
+the notebooks that ``make book`` wrote into ``_build/html/_sources`` and fail when there are
 none: every markdown cell is CommonMark with no MyST left in it, every number that a page's
 prose quotes is in its notebook's prose. (That every one runs from a fresh kernel and prints
 what the build printed is tests/test_notebooks.py's check.)
@@ -17,11 +17,14 @@ import nbformat
 import pytest
 from bs4 import BeautifulSoup
 from markdown_it import MarkdownIt
+from nbconvert import HTMLExporter
 
-from tests.book_ext import ROOT, plain_notebooks
+from tests.book_ext import ROOT, plain_notebooks, publish
+from tests.test_notebooks import outside_solutions
 
 SITE = ROOT / "_build" / "html"
-NOTEBOOKS = sorted((SITE / "_notebooks").rglob("*.ipynb"))
+NOTEBOOKS_DIR = publish.NOTEBOOKS_DIR  # where the site keeps them
+NOTEBOOKS = sorted((SITE / NOTEBOOKS_DIR).rglob("*.ipynb"))
 
 SOURCE = """\
 ---
@@ -92,7 +95,7 @@ After the solution.
 """
 
 
-def facts(evals: list[tuple[str, str]]) -> plain_notebooks.PageFacts:
+def facts(evals: list[str]) -> plain_notebooks.PageFacts:
     ref = plain_notebooks.Reference("Vaswani et al., 2017", "Vaswani, A. (2017). Attention.")
     return plain_notebooks.PageFacts(
         docname="notebooks/01_first",
@@ -107,12 +110,12 @@ def facts(evals: list[tuple[str, str]]) -> plain_notebooks.PageFacts:
     )
 
 
-def convert(evals: list[tuple[str, str]]) -> nbformat.NotebookNode:
+def convert(evals: list[str]) -> nbformat.NotebookNode:
     nb = jupytext.reads(SOURCE, fmt="md:myst")
     return plain_notebooks.plain_notebook(nb, facts(evals), [nbformat.v4.new_code_cell("# first")])
 
 
-EVALS = [('f"{value:.2f}"', "0.25"), ("value * 2", "0.5")]
+EVALS = ["0.25", "0.5"]  # what the build computed for the two {eval} roles
 
 
 def test_myst_becomes_plain_markdown() -> None:
@@ -129,8 +132,10 @@ def test_myst_becomes_plain_markdown() -> None:
     assert "The value is 0.25." in text
     assert "**Figure 7.** A caption that quotes (4)." in text
     assert "**Exercise 3.** Do it." in text
-    assert "<summary><b>Solution to Exercise 3</b></summary>\n\nFirst part, 0.5." in text
-    assert "Solution to Exercise 3 (continued)" in text
+    # the solution, its text and its code, in one fold
+    fold = "<details>\n<summary><b>Solution to Exercise 3</b></summary>\n\nFirst part, 0.5."
+    code = "```python\ncheck = value * 2\n```"
+    assert f"{fold}\n\n{code}\n\nSecond part.\n\n</details>" in text
     assert md[-2] == "After the solution."  # outside the <details>
     assert md[-1] == "## References\n\n- Vaswani, A. (2017). Attention."
     assert "remove-cell" not in str(nb)
@@ -140,7 +145,7 @@ def test_hidden_code_stays_and_is_folded() -> None:
     nb = convert(EVALS)
     code = {c.source: c for c in nb.cells if c.cell_type == "code"}
     assert code['print("figure")'].metadata["jupyter"]["source_hidden"] is True
-    assert code["check = value * 2"].metadata["jupyter"]["source_hidden"] is True  # solution
+    assert "check = value * 2" not in code  # in its solution's fold
     assert "jupyter" not in code["value = 0.25"].metadata
     assert all("mystnb" not in c.metadata for c in nb.cells)
 
@@ -149,8 +154,7 @@ def test_hidden_code_stays_and_is_folded() -> None:
     "evals",
     [
         EVALS[:1],  # one value short
-        [*EVALS, ("extra", "1")],  # one too many
-        [("value", "0.25"), EVALS[1]],  # another expression
+        [*EVALS, "1"],  # one too many
     ],
 )
 def test_values_out_of_step_with_the_text_fail(evals) -> None:
@@ -214,7 +218,7 @@ def prose_numbers(html: Path) -> set[str]:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
-    page = SITE / path.relative_to(SITE / "_notebooks").with_suffix(".html")
+    page = SITE / path.relative_to(SITE / NOTEBOOKS_DIR).with_suffix(".html")
     notebook = set(NUMBER.findall("\n".join(markdown_cells(path))))
     missing = prose_numbers(page) - notebook
     assert not missing, f"{path.name}: numbers on the page that its notebook lacks: {missing}"
@@ -231,3 +235,27 @@ def test_a_textual_citation_names_its_authors_then_the_year() -> None:
     assert plain_notebooks.cite(page, "Vaswani2017") == "(Vaswani et al., 2017)"
     text = plain_notebooks.replace_roles("{cite:t}`Vaswani2017` chose eight heads.", page, iter([]))
     assert text == "Vaswani et al. (2017) chose eight heads."
+
+
+def test_a_code_block_fence_outgrows_the_backticks_in_the_code() -> None:
+    assert plain_notebooks.code_block("x = 1") == "```python\nx = 1\n```"
+    assert plain_notebooks.code_block('s = "````"') == '`````python\ns = "````"\n`````'
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_nbconvert_shows_solution_code_only_in_closed_folds(path: Path) -> None:
+    """Every code cell of a page's solutions (between ```{solution-start} and
+    ```{solution-end}) is, in nbconvert's HTML of the notebook, inside a closed ``<details>``
+    and in no code cell."""
+    page = ROOT / path.relative_to(SITE / NOTEBOOKS_DIR).with_suffix(".md")
+    source = jupytext.read(page, fmt="md:myst")
+    kept = {id(c) for c in outside_solutions(source)}
+    solutions = [c.source for c in source.cells if id(c) not in kept]
+    html, _ = HTMLExporter().from_notebook_node(nbformat.read(path, as_version=4))
+    soup = BeautifulSoup(html, "html.parser")
+    folds = [d for d in soup.find_all("details") if not d.has_attr("open")]
+    folded = "\n".join(d.get_text() for d in folds)
+    inputs = "\n".join(i.get_text() for i in soup.select(".jp-CodeCell .jp-InputArea"))
+    for code in solutions:
+        assert code.strip() in folded, f"{path.name}: solution code not folded:\n{code[:200]}"
+        assert code.strip() not in inputs, f"{path.name}: solution code in a code cell"

@@ -1,28 +1,24 @@
-"""The book as published: its notebooks, its buttons, the Colab cell, Binder's files and CI.
+"""The book as published: its notebooks, its buttons and the Colab cell.
 
 Static checks of the built site (``make test`` builds it first) against ``_config.yml``, the one
 place that names the repository. Every button must lead to something that exists once the
 repository is pushed:
 
-* the repository and issue buttons to the repository;
-* on a notebook page, the download button to ``_notebooks/<page>.ipynb`` in the site: the page's
-  source without outputs, the Colab cell first;
-* its Binder button to the same file in the repository's branch, where ``binder/postBuild``
-  writes it, and its Colab button to the same file in the branch that the workflow pushes
-  ``_build/html/_notebooks`` to.
+* the repository and issue buttons (the theme's) to the repository;
+* on a notebook page, the download menu's ``.ipynb`` to ``_sources/<page>.ipynb`` in the site:
+  the page's code without outputs, the Colab cell first; its ``.md`` is named as the source;
+* its Binder button (the theme's) to the page's ``.md`` in the repository's branch, which
+  Binder's JupyterLab opens as a notebook (lab/install), and its Colab button to the plain
+  notebook in the branch that the workflow pushes the site's ``_sources/**/*.ipynb`` to.
 
-Also: the Colab cell, run in a kernel, starts pip only on Colab when mha is missing; a copy of
-the book without a repository URL renders no repository, issue or launch button. (CI's
+Also: the Colab cell, run in a kernel, starts pip only on Colab when mha is missing. (CI's
 workflow and Binder's files: test_ci.py.)
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import re
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -32,21 +28,18 @@ import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
 from nbclient import NotebookClient
 
-from tests.book_ext import ROOT, notebook_files
+from tests.book_ext import ROOT, publish
 from tests.browser import harness
+from tests.test_notebooks import outside_solutions
 
 SITE = harness.SITE
-BIN = Path(sys.executable).parent
 CONFIG = yaml.safe_load((ROOT / "_config.yml").read_text())
 TOC = yaml.safe_load((ROOT / "_toc.yml").read_text())
 REPOSITORY = CONFIG["repository"]  # url: https://github.com/<owner>/<name>, branch
 OWNER, NAME = REPOSITORY["url"].removeprefix("https://github.com/").split("/")
 LAUNCH = CONFIG["launch_buttons"]
 NOTEBOOKS_BRANCH = CONFIG["sphinx"]["config"]["mha_notebooks_branch"]
-# Labels (btn-<label> classes) of the header buttons that leave the site.
-REPOSITORY_BUTTONS = {"source-repository-button", "source-issues-button"}
-LAUNCH_BUTTONS = {"launch-binder-button", "launch-colab-button"}
-OUTSIDE = re.compile(r"https://(github\.com|mybinder\.org|colab\.research\.google\.com)/")
+BINDER = re.compile(re.escape(LAUNCH["binderhub_url"]) + "/")
 
 
 def front_matter(path: Path) -> dict:
@@ -57,18 +50,31 @@ def front_matter(path: Path) -> dict:
     return yaml.safe_load(text[4 : text.index("\n---", 4)]) or {}
 
 
-PAGES = [d for d in notebook_files.toc_pages(TOC) if (ROOT / f"{d}.md").is_file()]
+def toc_pages(toc: dict) -> list[str]:
+    """The docnames of a Jupyter Book ``_toc.yml``: its root, then every ``file`` entry."""
+    found = [toc["root"]] if "root" in toc else []
+    for value in toc.values():
+        for item in value if isinstance(value, list) else []:
+            if isinstance(item, dict):
+                found += ([item["file"]] if "file" in item else []) + toc_pages(item)
+    return found
+
+
+PAGES = [d for d in toc_pages(TOC) if (ROOT / f"{d}.md").is_file()]
 NOTEBOOK_PAGES = [d for d in PAGES if "kernelspec" in front_matter(ROOT / f"{d}.md")]
 OTHER_PAGES = [d for d in PAGES if d not in NOTEBOOK_PAGES]
 
 
 class _Links(HTMLParser):
-    """A page's links: the header buttons by label (their ``btn-<label>`` class), and all."""
+    """A page's links: the header buttons by label (their ``btn-<label>`` class) with their
+    text, and all."""
 
     def __init__(self) -> None:
         super().__init__()
         self.buttons: dict[str, list[str]] = {}
+        self.texts: dict[str, str] = {}
         self.hrefs: list[str] = []
+        self._in: str | None = None  # the label of the button being read
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -77,7 +83,16 @@ class _Links(HTMLParser):
         self.hrefs.append(a["href"])
         for cls in (a.get("class") or "").split():
             if cls.startswith("btn-") and cls != "btn-sm":
-                self.buttons.setdefault(cls.removeprefix("btn-"), []).append(a["href"])
+                self._in = cls.removeprefix("btn-")
+                self.buttons.setdefault(self._in, []).append(a["href"])
+
+    def handle_data(self, data: str) -> None:
+        if self._in is not None:
+            self.texts[self._in] = self.texts.get(self._in, "") + data
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "a":
+            self._in = None
 
 
 def links(page: Path) -> _Links:
@@ -93,59 +108,49 @@ def built(page: str) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def binder_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """What binder/postBuild's ``python book/_ext/notebook_files.py`` writes (here elsewhere)."""
-    out = tmp_path_factory.mktemp("binder")
-    script = ROOT / "book" / "_ext" / "notebook_files.py"
-    subprocess.run([sys.executable, script, "--book", ROOT, "--out", out], check=True, cwd=ROOT)
-    return out
-
-
 def test_the_book_has_notebook_pages_and_other_pages() -> None:
     assert len(NOTEBOOK_PAGES) >= 7 and "book/intro" in NOTEBOOK_PAGES
     assert OTHER_PAGES, "the appendix pages are not notebooks"
 
 
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
-def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str, binder_tree: Path) -> None:
+def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str) -> None:
     html = built(page)
-    buttons = links(html).buttons
-    notebook = SITE / notebook_files.NOTEBOOKS_DIR / f"{page}.ipynb"
+    parsed = links(html)
+    buttons = parsed.buttons
+    notebook = SITE / publish.NOTEBOOKS_DIR / f"{page}.ipynb"
 
     # Download: the site's copy, a plain notebook (tests/test_plain_notebooks.py checks its
-    # markdown): the page's code cells, JupyterLab-only ones aside, without outputs, after the
-    # Colab cell.
+    # markdown): the page's code cells, JupyterLab-only ones and those of solutions (folded
+    # into their solution's text) aside, without outputs, after the Colab cell.
     [download] = buttons["download-notebook-button"]
     assert (html.parent / download).resolve() == notebook.resolve()
     nb = nbformat.read(notebook, as_version=4)
     nbformat.validate(nb)
-    assert nb.cells[0].id == notebook_files.COLAB_CELL_ID
+    assert nb.cells[0].id == publish.COLAB_CELL_ID
     source = read_myst_markdown_notebook((ROOT / f"{page}.md").read_text())
     page_code = [
         c.source
-        for c in source.cells
+        for c in outside_solutions(source)
         if c.cell_type == "code" and "remove-cell" not in c.metadata.get("tags", [])
     ]
     code = [c for c in nb.cells[1:] if c.cell_type == "code"]
     assert [c.source for c in code] == page_code
     assert all(c.outputs == [] and c.execution_count is None for c in nb.cells[0:1] + code)
+    # The .md in the menu is named for what it is: the MyST source, not the notebook.
+    [md] = buttons["download-source-button"]
+    assert md.endswith(f"_sources/{page}.md")
+    assert ".md (MyST source)" in parsed.texts["download-source-button"]
 
-    # Binder: the repository's branch, binder/postBuild writes the same file at that path.
+    # Binder: the repository's branch, the page's MyST source, which Binder's JupyterLab opens
+    # as a notebook (lab/install, as make lab).
     ui = {"jupyterlab": "lab/tree", "classic": "tree"}[LAUNCH["notebook_interface"]]
     repo = f"{OWNER}/{NAME}/{REPOSITORY['branch']}"
-    assert buttons["launch-binder-button"] == [
-        f"{LAUNCH['binderhub_url']}/v2/gh/{repo}?urlpath={ui}/{page}.ipynb"
-    ]
-    # Binder opens the MyST notebook, which its JupyterLab renders with jupyterlab-myst: the
-    # page's cells, all of them, after the same Colab cell.
-    binder = nbformat.read(binder_tree / f"{page}.ipynb", as_version=4)
-    assert binder.cells[0].source == nb.cells[0].source
-    assert [(c.cell_type, c.source) for c in binder.cells[1:]] == [
-        (c.cell_type, c.source) for c in source.cells
-    ]
+    binder = [h for h in parsed.hrefs if BINDER.match(h)]
+    assert binder == [f"{LAUNCH['binderhub_url']}/v2/gh/{repo}?urlpath={ui}/{page}.md"]
+    assert (ROOT / f"{page}.md").is_file()
 
-    # Colab: the same file in the branch that CI fills with _build/html/_notebooks.
+    # Colab: the plain notebook in the branch that CI fills with the site's _sources/**/*.ipynb.
     assert buttons["launch-colab-button"] == [
         f"{LAUNCH['colab_url']}/github/{OWNER}/{NAME}/blob/{NOTEBOOKS_BRANCH}/{page}.ipynb"
     ]
@@ -159,8 +164,9 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str, binder_t
 def test_another_page_links_the_repository_and_launches_nothing(page: str) -> None:
     buttons = links(built(page)).buttons
     assert buttons["source-repository-button"] == [REPOSITORY["url"]]
-    assert not (LAUNCH_BUTTONS | {"download-notebook-button"}) & buttons.keys()
-    assert not (SITE / notebook_files.NOTEBOOKS_DIR / f"{page}.ipynb").exists()
+    assert not {"launch-colab-button", "download-notebook-button"} & buttons.keys()
+    assert not [h for h in links(built(page)).hrefs if BINDER.match(h)]
+    assert not (SITE / publish.NOTEBOOKS_DIR / f"{page}.ipynb").exists()
 
 
 # The Colab cell runs in a kernel where mha is importable (this environment). An audit hook
@@ -203,7 +209,7 @@ print(json.dumps({"started": started, "python": sys.executable,
 
 def test_the_colab_cell_installs_mha_only_on_colab_and_only_when_missing() -> None:
     cells = [
-        nbformat.read(SITE / notebook_files.NOTEBOOKS_DIR / f"{p}.ipynb", as_version=4).cells[0]
+        nbformat.read(SITE / publish.NOTEBOOKS_DIR / f"{p}.ipynb", as_version=4).cells[0]
         for p in NOTEBOOK_PAGES
     ]
     colab = cells[0]
@@ -244,107 +250,3 @@ def test_the_colab_cell_installs_mha_only_on_colab_and_only_when_missing() -> No
             package = f"mha @ git+{REPOSITORY['url']}@{REPOSITORY['branch']}"
             pip = [seen["python"], "-m", "pip", "install", "--quiet", package]
             assert seen["started"] == [["subprocess.Popen", pip]]
-
-
-# A stand-in notebook page: the test builds it, not the chapters, so that it runs in seconds.
-STAND_IN = """\
----
-jupytext:
-  text_representation:
-    format_name: myst
-kernelspec:
-  display_name: Python 3
-  language: python
-  name: python3
----
-
-# A notebook page
-
-```{code-cell} python
-1 + 1
-```
-"""
-
-
-@pytest.mark.parametrize("url", [None, REPOSITORY["url"]], ids=["no-url", "with-url"])
-def test_without_a_repository_url_no_button_leads_out(tmp_path: Path, url: str | None) -> None:
-    """The real _config.yml with ``repository.url`` deleted (Jupyter Book then fills in its
-    own repository's URL) builds a page with no repository, issue or launch button; with the
-    URL (the control) the same page has them all."""
-    config = copy.deepcopy(CONFIG)
-    config["execute"]["execute_notebooks"] = "off"
-    if url is None:
-        del config["repository"]["url"]
-    (tmp_path / "_config.yml").write_text(yaml.safe_dump(config))
-    (tmp_path / "_toc.yml").write_text("format: jb-book\nroot: book/intro\n")
-    (tmp_path / "book").mkdir()
-    (tmp_path / "book" / "intro.md").write_text(STAND_IN)
-    for shared in ("_ext", "references.bib"):
-        (tmp_path / "book" / shared).symlink_to(ROOT / "book" / shared)
-    build = subprocess.run(
-        [BIN / "jupyter-book", "build", tmp_path, "-W", "--keep-going"],
-        capture_output=True,
-        text=True,
-    )
-    assert build.returncode == 0, build.stdout[-3000:] + build.stderr[-3000:]
-
-    site = tmp_path / "_build" / "html"
-    page = links(site / "book" / "intro.html")
-    assert "download-notebook-button" in page.buttons  # a notebook page: launchers would show
-    notebook = nbformat.read(site / notebook_files.NOTEBOOKS_DIR / "book" / "intro.ipynb", 4)
-    has_colab_cell = notebook.cells[0].get("id") == notebook_files.COLAB_CELL_ID
-    leaving = [h for h in page.hrefs if OUTSIDE.match(h)]
-    if url is None:
-        assert not (REPOSITORY_BUTTONS | LAUNCH_BUTTONS) & page.buttons.keys()
-        assert leaving == []
-        assert not has_colab_cell  # nothing to install from
-    else:
-        assert page.buttons.keys() >= REPOSITORY_BUTTONS | LAUNCH_BUTTONS
-        assert all(h.startswith(url) or NAME in h for h in leaving), leaving
-        assert has_colab_cell
-
-
-def test_the_notebook_command_writes_every_notebook_page(binder_tree: Path) -> None:
-    written = sorted(p.relative_to(binder_tree).as_posix() for p in binder_tree.rglob("*.ipynb"))
-    assert written == sorted(f"{p}.ipynb" for p in NOTEBOOK_PAGES)
-
-
-def test_the_notebooks_are_written_beside_the_pages_and_awaited(monkeypatch, tmp_path) -> None:
-    # In a parallel build the notebooks are written by a forked process while Sphinx writes
-    # the pages; the build's end waits for it, and a failure there fails the build.
-    import os
-    from types import SimpleNamespace
-
-    from sphinx.errors import SphinxParallelError
-
-    from tests.book_ext import publish
-
-    app = SimpleNamespace(parallel=2, builder=SimpleNamespace(format="html"))
-    out = tmp_path / "writer"
-
-    def write(app, exception) -> None:
-        import time
-
-        time.sleep(0.5)  # still writing when the build reaches its end
-        out.write_text(str(os.getpid()))
-
-    monkeypatch.setattr(publish, "write_notebooks", write)
-    publish.start_notebooks(app, app.builder)
-    publish.finish_notebooks(app, None)
-    assert out.read_text() not in ("", str(os.getpid()))  # another process
-
-    def fail(app, exception) -> None:
-        raise OSError("disk full")
-
-    monkeypatch.setattr(publish, "write_notebooks", fail)
-    publish.start_notebooks(app, app.builder)
-    with pytest.raises(SphinxParallelError, match="disk full"):
-        publish.finish_notebooks(app, None)
-
-    serial = SimpleNamespace(parallel=1, builder=SimpleNamespace(format="html"))
-    out.unlink()
-    monkeypatch.setattr(publish, "write_notebooks", write)
-    publish.start_notebooks(serial, serial.builder)
-    assert not out.exists()  # a serial build writes them at its end
-    publish.finish_notebooks(serial, None)
-    assert out.read_text() == str(os.getpid())

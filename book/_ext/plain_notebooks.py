@@ -1,26 +1,31 @@
 """The chapters as plain Jupyter notebooks: CommonMark and ``$`` math, readable in any front end.
 
-Stands in for: ``jupytext --to ipynb`` (and QuantEcon's ``sphinx-tojupyter``), which keep
-MyST's markup in the notebook's markdown.
+Stands in for: ``jupytext --to ipynb``, which keeps MyST's markup in the notebook's markdown,
+and QuantEcon's ``sphinx-tojupyter``, a Sphinx builder that writes notebooks from the
+doctrees. Tried (0.6.0, with Sphinx 7.4 and myst-nb 1.4) on the test page of
+``tests/test_plain_notebooks.py``, it resolves ``{eval}``, ``{eq}`` and equation numbers, but
+turns every code cell into a markdown code block (the notebook no longer runs), drops figure
+captions and their numbers, writes citations as "[]", makes admonition titles ``#`` headings
+and does not fold solutions; it also builds the book a second time.
 
 Why this exists: the chapters are MyST text notebooks. JupyterLab with jupyterlab-myst renders
 them, but Colab, VS Code, Notebook 7 and GitHub's preview show MyST's markup as text
 (``:::{admonition}``, ``{eval}`` expressions, ``{numref}`` roles, equation labels). The
-notebooks that the site offers for download and Colab (``_build/html/_notebooks``) are
+notebooks that the site offers for download and Colab (``_build/html/_sources/<page>.ipynb``) are
 therefore written by :func:`plain_notebook` from the MyST source and from what the build
 computed, so their markdown cells hold only CommonMark with ``$…$``/``$$…$$`` math:
 
-* ``{eval}`expr``` becomes the text the build computed for it (recorded, in order, while the
-  page was read: :func:`record_evals`); the notebook says once, at the top, that the prose
-  quotes the book's own run.
+* ``{eval}`expr``` becomes the text the build computed for it (myst-nb leaves each value in the
+  page's doctree, in reading order: :func:`page_facts`); the notebook says once, at the top,
+  that the prose quotes the book's own run.
 * ``{numref}``, ``{eq}`` and exercises use the site's numbers ("Figure 7", "(4)", "Exercise
   3"); a displayed equation carries ``\\tag{4}``; label lines ``(name)=`` go.
 * ``{doc}`` links point to the other chapter's notebook; ``{ref}`` names its section.
 * ``{cite}`` becomes "(Vaswani et al., 2017)", ``{cite:t}`` "Vaswani et al. (2017)", and the
   notebook ends with its references.
 * An admonition becomes a block quote with a bold title; an exercise, a bold "Exercise 3."
-  paragraph; each markdown part of its solution a folded ``<details>`` block, and the solution's
-  code cells stay (so the notebook still runs), their code folded (``jupyter.source_hidden``).
+  paragraph; its solution, text and code, one folded ``<details>`` block (the code as a fenced
+  block: nbconvert and GitHub show a code cell's source whatever its metadata says).
 * A figure's caption, kept in its code cell's metadata, becomes a markdown cell under it
   ("**Figure 7.** …"). Cells tagged ``remove-cell`` (JupyterLab-only helpers) go; code the site
   hides (``hide-input``, ``remove-input``) stays, folded.
@@ -33,15 +38,15 @@ the Sphinx environment. Everything else here is plain text processing, tested in
 from __future__ import annotations
 
 import copy
+import posixpath
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import PurePosixPath
 from typing import Any
 
 import nbformat
+from docutils import nodes
 
-EVALS_KEY = "mha_evals"  # doctree attribute: [(expression, text), ...] in reading order
 ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<text>[^`]*)`")
 FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
@@ -55,7 +60,7 @@ NOTE = (
     "> **About this notebook.** It is a chapter of *{book}*. Its text quotes the numbers "
     "that the book's own run of these cells computed; run the cells (Run All) and the outputs "
     "show them again. If you change a cell, the new numbers appear in the outputs, not in the "
-    "text."
+    "text. A solution's code is in its fold: copy it into a cell to run it."
 )
 
 
@@ -73,7 +78,7 @@ class PageFacts:
 
     docname: str  # "notebooks/01_one_budget"
     book_title: str
-    evals: list[tuple[str, str]]  # (expression, computed text), in reading order
+    evals: list[str]  # the computed text of each {eval}, in reading order
     figures: dict[str, str]  # label -> the site's number ("7"), for {numref} and captions
     exercises: dict[str, str]  # label -> number
     equations: dict[str, str]  # label -> number
@@ -92,22 +97,12 @@ class PlainTextError(ValueError):
 
 def relative_notebook(from_doc: str, to_doc: str) -> str:
     """The path of ``to_doc``'s notebook relative to ``from_doc``'s (both ``.ipynb``)."""
-    here = PurePosixPath(from_doc).parent
-    there = PurePosixPath(to_doc + ".ipynb")
-    up = len(here.parts)
-    common = 0
-    while common < min(up, len(there.parts) - 1) and here.parts[common] == there.parts[common]:
-        common += 1
-    parts = [".."] * (up - common) + list(there.parts[common:])
-    return "/".join(parts)
+    return posixpath.relpath(f"{to_doc}.ipynb", posixpath.dirname(from_doc))
 
 
 def resolve_doc(from_doc: str, target: str) -> str:
     """The docname that a ``{doc}`` target names, relative to ``from_doc``'s folder."""
-    path = PurePosixPath(from_doc).parent
-    for part in PurePosixPath(target).parts:
-        path = path.parent if part == ".." else path / part
-    return str(path)
+    return posixpath.normpath(posixpath.join(posixpath.dirname(from_doc), target))
 
 
 def split_target(text: str) -> tuple[str | None, str]:
@@ -137,18 +132,15 @@ def cite(facts: PageFacts, keys: str, textual: bool = False) -> str:
     return "; ".join(found) if textual else "(" + "; ".join(found) + ")"
 
 
-def replace_roles(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> str:
+def replace_roles(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
     """Every MyST role in ``text`` as plain text or a CommonMark link."""
 
     def one(m: re.Match[str]) -> str:
         name, body = m["name"], m["text"]
         if name == "eval":
-            expression, value = next(evals, (None, ""))
-            if expression != body:
-                raise PlainTextError(
-                    f"{facts.docname}: the build computed {expression!r} where the text has "
-                    f"{body!r}: the recorded values are out of step with the source"
-                )
+            value = next(evals, None)
+            if value is None:
+                raise PlainTextError(f"{facts.docname}: the build computed no value for {body!r}")
             return value
         if name == "numref":
             label_text, label = split_target(body)
@@ -248,7 +240,7 @@ def equations(lines: list[str], facts: PageFacts) -> list[str]:
     return out
 
 
-def markdown(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> str:
+def markdown(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
     """One markdown cell's MyST as CommonMark (solution fences are handled by the caller)."""
     lines = [line for line in text.split("\n") if not LABEL_LINE.match(line)]
     lines = equations(directives(lines, facts), facts)
@@ -258,12 +250,6 @@ def markdown(text: str, facts: PageFacts, evals: Iterator[tuple[str, str]]) -> s
 # ----------------------------------------------------------------------------- cells
 
 
-def folded(cell: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A code cell whose code a front end shows folded (its outputs stay visible)."""
-    cell.metadata.setdefault("jupyter", {})["source_hidden"] = True
-    return cell
-
-
 def caption_cell(cell: nbformat.NotebookNode, facts: PageFacts, evals) -> str | None:
     """The markdown under a figure cell: "**Figure 7.** caption", or None."""
     figure = cell.metadata.get("mystnb", {}).get("figure")
@@ -271,6 +257,13 @@ def caption_cell(cell: nbformat.NotebookNode, facts: PageFacts, evals) -> str | 
         return None
     n = number_of(facts.figures, figure.get("name", ""), "figure", facts.docname)
     return f"**Figure {n}.** {replace_roles(figure.get('caption', ''), facts, evals)}"
+
+
+def code_block(source: str) -> str:
+    """``source`` as a fenced Python block, its fence longer than any backtick run in it."""
+    longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}python\n{source}\n{fence}"
 
 
 def solution_parts(text: str) -> Iterator[tuple[str, str]]:
@@ -303,23 +296,21 @@ def plain_notebook(
 ) -> nbformat.NotebookNode:
     """``nb`` (a MyST notebook as jupytext reads it, no outputs) as a plain notebook.
 
-    ``first_cells`` go before the page's own cells (the Colab set-up cell). Raises
-    :class:`PlainTextError` when the source holds MyST this module does not know, or when
-    the recorded ``{eval}`` values do not match the source's expressions one for one.
+    ``first_cells`` go before the page's own cells (the Colab set-up cell). Each solution,
+    its text and its code, becomes one folded markdown cell. Raises :class:`PlainTextError`
+    when the source holds MyST this module does not know, or when the page's computed
+    ``{eval}`` values are not one for each role of the source.
     """
     evals = iter(facts.evals)
     cells = list(first_cells)
-    solution: tuple[str, int] | None = None  # (exercise number, markdown parts so far)
+    solution: tuple[str, list[str]] | None = None  # (exercise number, its parts so far)
 
     def add_markdown(text: str) -> None:
-        text = markdown(text, facts, evals)
-        if not text.strip():
-            return
-        if solution is not None:
-            n, part = solution
-            summary = f"Solution to Exercise {n}" + (" (continued)" if part else "")
-            text = f"<details>\n<summary><b>{summary}</b></summary>\n\n{text}\n\n</details>"
-        cells.append(nbformat.v4.new_markdown_cell(text))
+        if text.strip():
+            if solution is not None:
+                solution[1].append(text)
+            else:
+                cells.append(nbformat.v4.new_markdown_cell(text))
 
     for cell in nb.cells:
         tags = cell.metadata.get("tags", [])
@@ -329,28 +320,33 @@ def plain_notebook(
             for kind, text in solution_parts(cell.source):
                 if kind.startswith("start:"):
                     label = kind.removeprefix("start:")
-                    solution = (number_of(facts.exercises, label, "exercise", facts.docname), 0)
-                elif kind == "end":
+                    n = number_of(facts.exercises, label, "exercise", facts.docname)
+                    solution = (n, [])
+                elif kind == "end" and solution is not None:
+                    n, parts = solution
                     solution = None
+                    body = "\n\n".join(parts)
+                    summary = f"<summary><b>Solution to Exercise {n}</b></summary>"
+                    add_markdown(f"<details>\n{summary}\n\n{body}\n\n</details>")
                 else:
-                    before = len(cells)
-                    add_markdown(text)
-                    if solution is not None and len(cells) > before:
-                        solution = (solution[0], solution[1] + 1)
+                    add_markdown(markdown(text, facts, evals))
             continue
         if cell.cell_type != "code":
             continue
-        code = copy.deepcopy(cell)
-        caption = caption_cell(code, facts, evals)
-        code.metadata.pop("mystnb", None)
-        code.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input")]
-        if not code.metadata["tags"]:
-            del code.metadata["tags"]
-        if solution is not None or {"hide-input", "remove-input"} & set(tags):
-            folded(code)
-        cells.append(code)
+        caption = caption_cell(cell, facts, evals)
+        if solution is not None:
+            add_markdown(code_block(cell.source))
+        else:
+            code = nbformat.v4.new_code_cell(cell.source, metadata=copy.deepcopy(cell.metadata))
+            code.metadata.pop("mystnb", None)
+            code.metadata["tags"] = [t for t in tags if t not in ("hide-input", "remove-input")]
+            if not code.metadata["tags"]:
+                del code.metadata["tags"]
+            if {"hide-input", "remove-input"} & set(tags):  # folded, its outputs shown
+                code.metadata["jupyter"] = {"source_hidden": True}
+            cells.append(code)
         if caption:
-            cells.append(nbformat.v4.new_markdown_cell(caption))
+            add_markdown(caption)
     if next(evals, None) is not None:
         raise PlainTextError(f"{facts.docname}: the build computed more values than the text uses")
     note = NOTE.format(book=facts.book_title)
@@ -363,32 +359,15 @@ def plain_notebook(
     if facts.cited:
         entries = "\n".join(f"- {facts.references[k].entry}" for k in facts.cited)
         cells.append(nbformat.v4.new_markdown_cell(f"## References\n\n{entries}"))
-    out = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata))
+    out = nbformat.v4.new_notebook(metadata=copy.deepcopy(nb.metadata), cells=cells)
     out.metadata.pop("jupytext", None)
-    out.cells = cells
     for i, cell in enumerate(out.cells[len(first_cells) :], start=len(first_cells)):
         cell.id = f"cell-{i}"
-    for cell in out.cells:
-        if cell.cell_type == "code":
-            cell.outputs, cell.execution_count = [], None
     nbformat.validate(out)
     return out
 
 
 # ----------------------------------------------------------------------------- the build
-
-
-def record_evals(run: Callable[..., Any]) -> Callable[..., Any]:
-    """Wrap myst-nb's ``{eval}`` role so that each page's doctree keeps, in reading order, every
-    expression with the text the build computed for it (``document[EVALS_KEY]``)."""
-
-    def recording(self: Any) -> Any:
-        nodes, messages = run(self)
-        text = "".join(node.astext() for node in nodes)
-        self.document.attributes.setdefault(EVALS_KEY, []).append((self.text, text))
-        return nodes, messages
-
-    return recording
 
 
 def bibliography(path: str) -> dict[str, Reference]:
@@ -441,11 +420,18 @@ def page_facts(app: Any, docname: str, references: dict[str, Reference]) -> Page
         for label, (doc, _anchor, title) in env.domaindata["std"]["labels"].items()
         if doc == docname
     }
-    doctree = env.get_doctree(docname)
+    # myst-nb's {eval} role leaves the value it computed as an inline mime bundle; a code
+    # cell's outputs are bundles too, but inside a block, never a paragraph or a caption.
+    evals = [
+        bundle.astext()
+        for bundle in env.get_doctree(docname).findall(nodes.container)
+        if bundle.get("nb_element") == "mime_bundle"
+        and isinstance(bundle.parent, nodes.TextElement)
+    ]
     return PageFacts(
         docname=docname,
         book_title=app.config.html_title or app.config.project,
-        evals=list(doctree.attributes.get(EVALS_KEY, [])),
+        evals=evals,
         figures=flat("figure"),
         exercises=flat("exercise"),
         equations=flat("displaymath"),

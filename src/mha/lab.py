@@ -5,7 +5,7 @@ metadata as the kernel gives them: ``kernelspec`` (its display name is "Python 3
 (ipykernel)") and ``language_info`` (with Python's exact version). A chapter's text file
 (``notebooks/*.md``) holds neither as the kernel gives it (jupytext keeps the header's
 ``kernelspec`` as written and never writes ``language_info`` into a text file), and the
-``.ipynb`` files the site offers and Binder opens (book/_ext/notebook_files.py) hold no
+``.ipynb`` files the site offers (book/_ext/publish.py) hold no
 ``language_info``: JupyterLab marked every chapter modified (●) on opening, before anything
 ran.
 

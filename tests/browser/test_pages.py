@@ -279,9 +279,9 @@ def check_reader_features(rel, site: Path, base_url, page):
         assert page.locator(".citation").count() >= 1, "references page lists no entry"
     # Notebook pages: .ipynb download (book/_ext/publish.py) and launch buttons for Binder
     # and Colab.
-    if (site / "_notebooks" / rel).with_suffix(".ipynb").is_file():
+    if (site / "_sources" / rel).with_suffix(".ipynb").is_file():
         hrefs = page.eval_on_selector_all("a[href]", "as => as.map((a) => a.href)")
-        assert base_url + "_notebooks/" + rel.removesuffix(".html") + ".ipynb" in hrefs, (
+        assert base_url + "_sources/" + rel.removesuffix(".html") + ".ipynb" in hrefs, (
             f"{rel}: no .ipynb download link"
         )
         assert any(h.startswith("https://mybinder.org/v2/gh/") for h in hrefs), "no Binder"

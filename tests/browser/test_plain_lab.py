@@ -3,7 +3,7 @@
 JupyterLab with jupyterlab-myst disabled (in the test server's own config folder: ``make lab``
 and the learner's settings are left alone) renders markdown cells as Colab, VS Code and
 Notebook 7 do: CommonMark, then MathJax. A copy of chapter 1's notebook from the built site
-(``_build/html/_notebooks``, what the download button and Colab offer) is opened, in a
+(``_build/html/_sources``, what the download button and Colab offer) is opened, in a
 temporary folder, as a Notebook, before any cell runs. Every markdown cell of the file must
 be rendered, show no MyST markup, have every formula of its source typeset by MathJax (the
 source's ``$…$``/``$$…$$`` counted by markdown-it-py's dollarmath, an independent parser),
@@ -30,6 +30,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import jupytext
 import pytest
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -38,7 +39,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from tests.browser import harness
 from tests.browser.lab import KERNEL_METADATA_JS, serve_lab
 
-NOTEBOOK = harness.SITE / "_notebooks" / "notebooks" / "01_one_budget.ipynb"
+NOTEBOOK = harness.SITE / "_sources" / "notebooks" / "01_one_budget.ipynb"
 SCREENSHOT = harness.ROOT / "book" / "images" / "plain-notebook-lab.png"
 # A limit on waiting (never a measure of speed): generous, the machine may be busy.
 WAIT_MS = 180_000
@@ -70,13 +71,14 @@ TYPESET_JS = """
 """
 # Every markdown cell as shown, in order: its text without the typeset formulas, how many
 # formulas MathJax typeset, its MathJax errors, whether jupyterlab-myst rendered it, its
-# <details> and those open.
+# <details> and those open, its code blocks (a solution's code) and those outside a <details>.
+# The text leaves code blocks out: Python's f-strings hold braces that read as MyST roles.
 CELLS_JS = """
 () => window.jupyterapp.shell.currentWidget.content.widgets
   .filter((c) => c.model.type === 'markdown').map((c) => {
     const out = c.node.querySelector('.jp-RenderedMarkdown');
     const copy = out.cloneNode(true);
-    copy.querySelectorAll('mjx-container').forEach((e) => e.remove());
+    copy.querySelectorAll('mjx-container, pre').forEach((e) => e.remove());
     copy.querySelectorAll('details').forEach((e) => e.setAttribute('open', ''));
     document.body.appendChild(copy);
     const text = copy.innerText;
@@ -89,6 +91,8 @@ CELLS_JS = """
       myst: c.node.querySelector('.myst') !== null,
       details: out.querySelectorAll('details').length,
       open: out.querySelectorAll('details[open]').length,
+      code: out.querySelectorAll('pre').length,
+      unfolded: out.querySelectorAll('pre:not(details pre)').length,
     };
   })
 """
@@ -170,9 +174,12 @@ def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None
             problems.append(f"{where}: MathJax errors {cell['errors']}")
         if (cell["details"], cell["open"]) != (source["details"], 0):
             problems.append(f"{where}: {cell['details']} <details> ({cell['open']} open)")
+        if cell["unfolded"]:
+            problems.append(f"{where}: {cell['unfolded']} code blocks outside a <details>")
     assert problems == [], "\n".join(problems)
     # What the conversion must have produced, so the checks above had something to check.
     assert sum(c["formulas"] for c in expected) > 50
+    assert sum(c["code"] for c in shown) >= 7, "chapter 1's 7 solutions' code, folded"
     assert sum(c["details"] for c in expected) >= 5
     texts = [c["text"] for c in shown]
     assert any(re.match(r"Figure \d+\.", t) for t in texts), "no numbered figure caption"
@@ -187,6 +194,32 @@ def test_opening_the_plain_notebook_does_not_mark_it_modified(playwright) -> Non
     with plain_notebook_page(playwright) as page:
         state = page.evaluate(KERNEL_METADATA_JS, WAIT_MS)
     assert state == {"dirty": False}, f"{NOTEBOOK.name} is marked modified after opening: {state}"
+
+
+# The notebook panel open at ``path``, once its file is read: its number of cells, or null.
+OPENED_JS = """
+(path) => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  if (!w || !w.context || w.context.path !== path || !w.context.isReady) return null;
+  return w.content && w.content.widgets ? w.content.widgets.length : -1;
+}
+"""
+
+
+@pytest.mark.usefixtures("site")
+def test_the_binder_button_opens_the_chapter_as_a_notebook(playwright) -> None:
+    """The theme's Binder button opens ``lab/tree/<page>.md``; with make lab's settings
+    (lab/install, which Binder's postBuild runs) JupyterLab opens that MyST file as a
+    notebook, with the chapter's cells, not as a text file."""
+    html = (harness.SITE / "notebooks" / "01_one_budget.html").read_text(encoding="utf-8")
+    [urlpath] = set(re.findall(r'"https://mybinder\.org/v2/gh/[^"?]+\?urlpath=([^"]+)"', html))
+    path = urlpath.removeprefix("lab/tree/")
+    cells = len(jupytext.read(harness.ROOT / path).cells)
+    with serve_lab() as lab, harness.browser_context(playwright) as ctx:
+        page = ctx.new_page()
+        page.goto(lab.page(urlpath))
+        opened = page.wait_for_function(OPENED_JS, arg=path, timeout=WAIT_MS, polling=500)
+        assert opened.json_value() == cells > 20, f"{path} opened as {opened.json_value()}"
 
 
 def main() -> int:
