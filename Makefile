@@ -32,7 +32,7 @@ $(LAB_STAMP): $(STAMP) $(LAB_FILES)
 	lab/install $(VENV)
 	@touch $@
 
-# The site serves its own browser assets (book/_ext/offline_assets.py copies them from
+# The site serves its own browser assets (the math typesetter and the widget bundles come from
 # node_modules): npm ci installs exactly what package-lock.json pins, again when it changes.
 NPM_STAMP := node_modules/.package-lock.json
 

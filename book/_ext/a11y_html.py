@@ -3,7 +3,7 @@
 Stands in for: no upstream option; it mends what myst-nb, docutils and the theme write, and
 each fix can go when they write accessible HTML themselves.
 
-Set up by ``offline_assets.py`` (the book's local extension). Each fix rewrites one
+Listed in ``_config.yml`` (``local_extensions``). Each fix rewrites one
 attribute in the page's ``body`` at ``html-page-context``; the browser tests' axe-core run
 (``tests/browser/a11y.py``) is what finds these errors:
 

@@ -11,8 +11,7 @@ assistive MathML beside it, which screen readers read (the SVG is ``aria-hidden`
 KaTeX (sphinxcontrib-katex's ``katex_prerender``): its HTML needs its CSS and web fonts
 on every page, and it reads less TeX than MathJax; why not CHTML: it needs MathJax's fonts.
 
-How: as each page is read, the TeX of its math nodes is noted (in the process that read
-it); at ``env-updated`` (every page read, none written yet) the pages whose formulas an
+How: at ``env-updated`` (every page read, none written yet) the pages whose formulas an
 earlier build did not typeset are sent to ONE Node process (``typeset_math.cjs``); the
 results are kept in ``_build/.doctrees``. Each page gets one hidden ``<svg>`` of the glyph
 paths its formulas use (MathJax's "global" font cache, per page), so that a glyph's path is
@@ -31,7 +30,6 @@ import hashlib
 import json
 import shutil
 import subprocess
-import time
 from pathlib import Path
 
 from docutils import nodes
@@ -80,25 +78,6 @@ def _formulas(doctree: nodes.Node) -> dict[str, nodes.Node]:
     return first
 
 
-ENV_KEYS = "mha_math_keys"  # on the environment: docname -> its formulas' keys, in order
-
-
-def note_formulas(app: Sphinx, doctree: nodes.document) -> None:
-    """At doctree-read, in the process that read the page: its formulas' keys, so that
-    :func:`typeset_all` need not unpickle every page's doctree again to find them."""
-    app.env.__dict__.setdefault(ENV_KEYS, {})[app.env.docname] = list(_formulas(doctree))
-
-
-def forget_formulas(app: Sphinx, env, docname: str) -> None:
-    env.__dict__.get(ENV_KEYS, {}).pop(docname, None)
-
-
-def merge_formulas(app: Sphinx, env, docnames: set[str], other) -> None:
-    """The keys noted by a parallel reading process, for the pages it read."""
-    theirs = other.__dict__.get(ENV_KEYS, {})
-    env.__dict__.setdefault(ENV_KEYS, {}).update({d: theirs[d] for d in docnames if d in theirs})
-
-
 def _version() -> str:
     """What the cache depends on: mathjax-full's version and this extension's script."""
     if not PACKAGE.is_file():
@@ -132,17 +111,12 @@ def typeset_all(app: Sphinx, env) -> list[str]:
     Node process (one hidden <svg> of glyphs per page, shared by its formulas)."""
     if app.builder.format != "html":
         return []
-    t0 = time.perf_counter()
     cache_file = Path(app.doctreedir) / CACHE
     version = _version()
     cache = json.loads(cache_file.read_text()) if cache_file.is_file() else {}
     if cache.get("version") != version:
         cache = {"version": version, "css": "", "pages": {}}
-    noted = env.__dict__.get(ENV_KEYS, {})  # pages read by a build before this one: unpickled
-    found = {
-        doc: noted[doc] if doc in noted else list(_formulas(env.get_doctree(doc)))
-        for doc in sorted(env.found_docs)
-    }
+    found = {doc: _formulas(env.get_doctree(doc)) for doc in sorted(env.found_docs)}
     todo = {
         doc: list(formulas)
         for doc, formulas in found.items()
@@ -155,7 +129,7 @@ def typeset_all(app: Sphinx, env) -> list[str]:
             for k, html in zip(keys, page["html"], strict=True):
                 if isinstance(html, dict):
                     message = f"MathJax cannot typeset {k[1:]!r}: {html['error']}"
-                    logger.warning(message, location=_formulas(env.get_doctree(doc))[k])
+                    logger.warning(message, location=found[doc][k])
             html = dict(zip(keys, page["html"], strict=True))
             cache["pages"][doc] = {"keys": keys, "defs": page["defs"], "html": html}
         cache["css"] = out["css"]
@@ -167,12 +141,7 @@ def typeset_all(app: Sphinx, env) -> list[str]:
     css = static / CSS
     if not css.is_file() or css.read_text() != cache["css"]:
         css.write_text(cache["css"])
-    seconds = time.perf_counter() - t0
-    count = sum(len(f) for f in found.values())
-    logger.info(
-        f"build_math: {count} formulas on {len(found)} pages; {sum(map(len, todo.values()))}"
-        f" typeset now (pages {sorted(todo)}), in {seconds:.2f} s"
-    )
+    logger.info(f"build_math: typeset the formulas of pages {sorted(todo)}")
     return []
 
 
@@ -221,9 +190,6 @@ def select_renderer(app: Sphinx, config) -> None:
 def setup(app: Sphinx) -> dict:
     app.add_html_math_renderer("mha_svg", (html_visit_math, None), (html_visit_displaymath, None))
     app.connect("config-inited", select_renderer)
-    app.connect("doctree-read", note_formulas)
-    app.connect("env-purge-doc", forget_formulas)
-    app.connect("env-merge-info", merge_formulas)
     app.connect("env-updated", typeset_all)
     app.connect("html-page-context", add_glyphs)
     app.add_css_file(CSS)

@@ -1,27 +1,32 @@
-"""Notebook execution for the book: never stale.
+"""Executing the book's notebooks: again exactly when their code or what it imports changes,
+several at once.
 
-Why it exists: the notebooks execute inline (``execute_notebooks: inline``): myst-nb runs
-each one in a kernel while Sphinx reads it, so the ``{eval}`` roles in the prose are filled
-in with the values the code computed, as JupyterLab (with jupyterlab-myst) fills them in for
-a learner. Inline execution has no cache of its own; Sphinx's environment is the cache (a
-page whose sources have not changed is not read, so not executed, again). What it stands in
-for: myst-nb's ``execute_notebooks: cache`` (jupyter-cache), which executes a notebook again
-when its code changes but not when a module it imports does, and cannot fill ``{eval}``.
-Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
+Why it exists: the notebooks execute inline (``execute_notebooks: inline``), so that the
+``{eval}`` roles in the prose show the values the code computed, as JupyterLab (with
+jupyterlab-myst) shows them. Inline execution has no cache of its own; Sphinx's environment
+is the cache (a page whose dependencies have not changed is not read, so not executed,
+again). What it stands in for: myst-nb's ``execute_notebooks: cache`` (jupyter-cache), which
+executes a notebook again when its code changes but not when a module it imports does, and
+cannot fill ``{eval}``; and ``sphinx-build -j``, which ``jupyter-book build`` does not offer.
 
-* **Never stale.** When Sphinx reads a notebook, this extension records as its
-  dependencies every module of ``src/mha`` that the notebook imports, directly
-  or through other modules of the package, the data files kept beside those
-  modules (the stored trained weights), and ``requirements.txt``. Sphinx
-  reads a page again when one of its dependencies changes, so editing
-  ``src/mha/figures/mask.py`` re-executes exactly the chapters that draw masks
-  (``tests/test_build.py``).
-* **The build's own code.** A change to ``book/_ext`` or ``package-lock.json`` writes every
-  page again (nothing is executed again): :func:`hash_build_code`.
-* **Prints in one box.** myst-nb's ``nb_merge_streams`` merges in place and cuts prints;
-  :func:`_merge_streams_without_mutating` wraps its merge function (a patch of myst-nb).
-* **Reported.** ``_build/execution.json`` records, per page, the seconds its notebook took
+* **Never stale.** When Sphinx reads a notebook, every module of ``src/mha`` that it imports
+  (directly or through the package), the data files beside those modules (the stored
+  trained weights) and ``requirements.txt`` become the page's dependencies
+  (``env.note_dependency``): editing ``src/mha/figures/mask.py`` re-executes exactly the
+  chapters that draw masks (``tests/test_build.py``).
+* **The build's own code.** A change to ``book/_ext``, ``package-lock.json`` or ``_toc.yml``
+  writes every page again, executing nothing (:func:`hash_build_code`).
+* **Several at once.** Sphinx reads (and so executes) pages in ``app.parallel`` processes,
+  the number ``sphinx-build -j`` sets: one more than the cores. Sphinx reads in parallel only
+  when every extension declares it may; two that Jupyter Book loads declare nothing
+  (``sphinx_multitoc_numbering``, which ``sphinx_external_toc`` loads whatever
+  ``use_multitoc_numbering`` says, and ``sphinx_jupyterbook_latex``): neither keeps state
+  while reading, so :func:`declare_parallel_safe` declares them safe. Each kernel runs PyTorch on
+  one thread (``OMP_NUM_THREADS=1``). Delete that part to read serially (same book).
+* **Reported.** ``_build/execution.json``: per page, the seconds its notebook took
   (myst-nb's own record; ``make bench`` reports it).
+
+Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``.
 """
 
 from __future__ import annotations
@@ -29,13 +34,11 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
+import os
 from pathlib import Path
 
 from sphinx.application import Sphinx
 from sphinx.config import Config
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
 
 PACKAGE = "mha"
 
@@ -154,49 +157,6 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     out.write_text(json.dumps(report, indent=1) + "\n")
 
 
-def join_stream_chunks(outputs: list[dict]) -> list[dict]:
-    """Copies of ``outputs`` with each stream's chunks joined verbatim into its first chunk.
-
-    The kernel sends a cell's prints in as many messages as its flush timer happens to cut
-    them into, sometimes in the middle of a line. myst-nb's merge strips each chunk's end and
-    adds a line break, so a print cut in two came out on two lines, by chance (chapter 2 showed
-    ``head i returns`` / `` (5, 3) = n x d_k``). Joined first, the text is what was printed."""
-    import copy
-
-    joined: list[dict] = []
-    first: dict[str, dict] = {}
-    for output in outputs:
-        output = copy.deepcopy(output)
-        name = output.get("name") if output.get("output_type") == "stream" else None
-        if name is not None and name in first:
-            first[name]["text"] += output["text"]
-            continue
-        if name is not None:
-            first[name] = output
-        joined.append(output)
-    return joined
-
-
-def _merge_streams_without_mutating() -> None:
-    """myst-nb merges a cell's prints into one output box (``nb_merge_streams``) by appending
-    to the first stream output *in place*, so the executed notebook it saves in
-    ``_build/jupyter_execute`` keeps the merged text and the later chunks too: a print
-    appears twice there whenever the kernel sent it in two messages (not on the page).
-    Merging copies instead keeps the saved notebook equal to what the page shows, and joining
-    the chunks first (:func:`join_stream_chunks`) keeps a cut print on one line."""
-    from myst_nb.core import render
-
-    merge = render.coalesce_streams
-    if getattr(merge, "copies_first", False):
-        return
-
-    def merge_copies(outputs):  # same signature as myst_nb.core.utils.coalesce_streams
-        return merge(join_stream_chunks(outputs))
-
-    merge_copies.copies_first = True
-    render.coalesce_streams = merge_copies
-
-
 def hash_build_code(app: Sphinx, config: Config) -> None:
     """The build's own code as an "html" setting: book/_ext (extensions, static files,
     templates), package-lock.json (the npm assets the pages load) and _toc.yml (the sidebar
@@ -216,10 +176,30 @@ def hash_build_code(app: Sphinx, config: Config) -> None:
     config.mha_build_code = digest.hexdigest()
 
 
+# Extensions that Jupyter Book loads and that do not declare whether they are safe to read in
+# parallel (see above).
+UNDECLARED_BUT_SAFE = ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex")
+
+
+def set_jobs(app: Sphinx, config: Config) -> None:
+    """Read in one more process than the CPU cores (``sphinx-build -j``), unless told more."""
+    app.parallel = max(app.parallel, (os.cpu_count() or 1) + 1)
+    os.environ.setdefault("OMP_NUM_THREADS", "1")  # the kernels inherit it
+
+
+def declare_parallel_safe(app: Sphinx) -> None:
+    """Declare :data:`UNDECLARED_BUT_SAFE` parallel-safe (see the module's docstring)."""
+    for name in UNDECLARED_BUT_SAFE:
+        ext = app.extensions.get(name)
+        if ext is not None and ext.parallel_read_safe is None:
+            ext.parallel_read_safe = True
+
+
 def setup(app: Sphinx) -> dict:
-    _merge_streams_without_mutating()
     app.add_config_value("mha_build_code", "", "html", [str])
     app.connect("config-inited", hash_build_code)
+    app.connect("config-inited", set_jobs)
+    app.connect("builder-inited", declare_parallel_safe)
     app.connect("source-read", note_dependencies)
     app.connect("build-finished", write_execution_report)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
