@@ -142,7 +142,7 @@ function goalsList(state, row) {
     const got = g.words.map((j) => `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(text(row[j])))}`);
     return el("li", {}, `Goal ${i + 1}: ${esc(goalText(state, g))}. ${status} (${got.join(", ")})`);
   });
-  const progress = el("p", { class: "mha-note mha-progress" }, esc(progressText(state, row)));
+  const progress = el("p", { class: "mha-note mha-progress", role: "status" }, esc(progressText(state, row)));
   return el("ul", { class: "mha-goals", "aria-label": "goals" }, items.join("")) + progress;
 }
 
