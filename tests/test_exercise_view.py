@@ -14,7 +14,10 @@ browser side is tests/browser/test_exercise_view.py.
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import subprocess
+from pathlib import Path
 
 import torch
 
@@ -25,6 +28,7 @@ from tests.test_heads_view import call
 from tests.test_mask_view import draw
 
 MODULE = "exercise_view.mjs"
+VIEW_LINK = Path(__file__).parents[1] / "src/mha/views/static/view_link.mjs"
 _pick = random.Random(1)
 
 
@@ -130,6 +134,24 @@ def test_the_progress_line_remembers_the_goals_met():
     ]
 
 
+def _view_link(calls: list) -> list:
+    """[name, args] calls of view_link.mjs's exports, in Node, on the module's own file."""
+    script = (
+        f"import * as m from {json.dumps(VIEW_LINK.as_uri())};"
+        "import { readFileSync } from 'node:fs';"
+        "const calls = JSON.parse(readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(calls.map(([f, a]) => m[f](...a))));"
+    )
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
 def test_the_fragment_holds_one_part_per_view_and_round_trips():
     """view_link.mjs: a fragment of several views' parts; one view's part replaced, added or
     dropped leaves the others as they were; a section's fragment is no view's."""
@@ -140,7 +162,7 @@ def test_the_fragment_holds_one_part_per_view_and_round_trips():
         ["#budget-1:tilt=+2.5", "budget-1", None],
         ["#a-section", "budget-1", "tilt=+1.0"],
     ]
-    got = call("withPart", calls, MODULE)
+    got = _view_link([["withPart", c] for c in calls])
     assert got == [
         "#budget-1:tilt=+2.5&scaling-1:dk=8,scaled=1",
         "#budget-1:tilt=+2.5&exercise-1:q=1",
@@ -148,12 +170,16 @@ def test_the_fragment_holds_one_part_per_view_and_round_trips():
         "",
         "#budget-1:tilt=+1.0",
     ]
-    texts = call(
-        "linkText",
-        [[got[0], "scaling-1"], [got[0], "budget-1"], [got[0], "exercise-1"], ["#x", "x"]],
-        MODULE,
-    )
-    assert texts == ["dk=8,scaled=1", "tilt=+2.5", None, None]
+    texts = [[got[0], "scaling-1"], [got[0], "budget-1"], [got[0], "exercise-1"], ["#x", "x"]]
+    assert _view_link([["linkText", t] for t in texts]) == [
+        "dk=8,scaled=1",
+        "tilt=+2.5",
+        None,
+        None,
+    ]
+    # a part is decoded as a whole (an encoded comma separates, as a comma does)
+    parts = _view_link([["linkPairs", ["#a:x=1%2Cy=2&b:z=2", "a"]], ["linkPairs", ["#s", "a"]]])
+    assert parts == [[["x", "1"], ["y", "2"]], None]
 
 
 def test_permalinks_read_valid_settings_and_write_them():
