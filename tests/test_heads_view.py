@@ -58,7 +58,27 @@ CASES = [
         {"sources": ("designed", "random"), "source": "designed", "show": ("rows", "heads")},
         [("designed", 3, 3, 0, w) for w in range(5)],
     ),
+    # chapter 2's view: both sliders, the designed heads (h = 3, d_k = 3, whatever the traits
+    # h and d_k hold) or random ones, each head's row and the cost
+    (
+        {
+            "h_values": tuple(range(1, 10)),
+            "d_k_values": tuple(range(1, 10)),
+            "sources": ("designed", "random"),
+            "source": "designed",
+            "show": ("rows", "cost"),
+        },
+        [
+            ("designed", 3, 3, 0, 2),
+            ("designed", 7, 1, 5, 4),
+            *(
+                ("random", _pick.randint(1, 9), _pick.randint(1, 9), _pick.randrange(2**53), w)
+                for w in range(5)
+            ),
+        ],
+    ),
 ]
+DESIGNED = ("rows", "heads", "cost")  # the panels the designed heads show (no concat)
 
 
 def _states() -> list[tuple[dict, tuple]]:
@@ -88,9 +108,7 @@ def test_every_panel_shows_mhas_numbers_at_every_setting():
     for (state, setting), html in zip(states, draw([s for s, _ in states]), strict=True):
         views = expected.parse_views(html)
         names = [a["view"] for a, _ in views]
-        assert names == [
-            p for p in state["panels"] if setting[0] == "random" or p in ("rows", "heads")
-        ]
+        assert names == [p for p in state["panels"] if setting[0] == "random" or p in DESIGNED]
         for attrs, cells in views:
             want = hook(attrs)
             assert want is not None and cells.keys() == want.keys(), (setting, attrs)
@@ -101,6 +119,10 @@ def test_every_panel_shows_mhas_numbers_at_every_setting():
                 )
             seen.add((attrs["view"], attrs.get("source", "random"), attrs.get("seed")))
         source, h, d_k, seed, word = setting
+        if source == "designed":
+            h, d_k = 3, 3  # the designed heads' own, shown by the sliders too
+            sliders = re.findall(r'<input type="range"[^>]*aria-valuetext="(\d)"[^>]*>', html)
+            assert sliders in ([], ["3", "3"]) and " disabled" not in html
         rows = views[0][0]
         assert rows == {
             "view": "rows",
@@ -161,7 +183,12 @@ def test_words_reach_the_page_as_text():
 
 @pytest.mark.parametrize(
     ("bad", "named"),
-    [({"h": 5}, "h = 5"), ({"show": ("bars",)}, "bars"), ({"sources": ("trained",)}, "trained")],
+    [
+        ({"h": 5}, "h = 5"),
+        ({"show": ("bars",)}, "bars"),
+        ({"sources": ("trained",)}, "trained"),
+        ({"sources": ("designed",), "h_values": (1, 2), "h": 1}, "designed heads"),
+    ],
 )
 def test_bad_arguments_are_named(bad, named):
     with pytest.raises(ValueError, match=named):

@@ -67,7 +67,7 @@ The views (HTML and widgets that work with a kernel and without one):
                        computed in the browser
       views.training   the training-step slider, drawn in the browser from stored snapshots
       views.mask_view  chapter 6's mask view, computed in the browser (an anywidget)
-      views.heads_view  chapters 1, 3 and 4's heads (rows, heads, concat, cost panels),
+      views.heads_view  chapters 1 to 4's heads (rows, heads, concat, cost panels),
                        computed in the browser (an anywidget)
       views.exercise_view  chapter 1's exercise: set a head's query and key weights, goals
                        met or not, computed in the browser (an anywidget)

@@ -406,7 +406,7 @@ HEADS_PANELS = ("rows", "heads", "concat", "cost")
 
 
 def heads_view_problems(page) -> list[str]:
-    """The heads views of chapters 1, 3, 4 (anywidgets, computed in the browser): each shows
+    """The heads views of chapters 1 to 4 (anywidgets, computed in the browser): each shows
     mha's numbers, and a keyboard move of its first range control changes them, still mha's."""
     hosts = page.locator(HEADS_VIEW)
     if hosts.count() == 0:

@@ -1,9 +1,11 @@
-"""The heads of chapters 1, 3 and 4: an anywidget whose browser side computes the views.
+"""The heads of chapters 1 to 4: an anywidget whose browser side computes the views.
 
 The view (``static/heads_view.mjs``) draws the panels of :mod:`mha.views.explorer` (``rows``,
 ``heads``, ``concat``, ``cost``) for the designed heads of :func:`mha.toy.designed_heads` and
 for random heads of :func:`mha.toy.random_heads` at the ``h`` and ``d_k`` the reader picks,
-with native controls inside the module. The numbers are computed in the browser by
+with native controls inside the module. While the designed heads are shown, the ``h`` and
+``d_k`` sliders stand at theirs (3 and 3); moving a slider, or the seed, switches to random
+heads. The numbers are computed in the browser by
 ``static/mha_views.mjs``, the book's maths ported to JavaScript and checked against it; Python
 only sends the inputs (the sentence, weights, colours) as traits. Each panel keeps the views'
 ``data-*`` contract, so :mod:`mha.views.explorer`'s ``expected_rows``/``heads``/``concat`` and
@@ -107,12 +109,18 @@ def heads_view(
     source = source or sources[0]
     if not set(sources) <= set(SOURCES) or source not in sources:
         raise ValueError(f"sources {list(sources)}, source {source}: choose from {list(SOURCES)}")
+    designed = toy.designed_heads()[0].shape  # W_q: (h, d_model, d_k)
+    if "designed" in sources and (designed[0] not in h_values or designed[2] not in d_k_values):
+        raise ValueError(
+            f"the designed heads (h = {designed[0]}, d_k = {designed[2]}) must be among"
+            f" {h_values}, {d_k_values}"
+        )
     weights = any(p in WEIGHT_PANELS for p in show)
     return HeadsView(
         X=toy.X.tolist() if weights else [],  # (5, 9)
         words=list(toy.SENTENCE),
         labels=list(toy.WORD_LABELS),
-        designed=_weights(toy.designed_heads()) if "designed" in sources and weights else {},
+        designed=_weights(toy.designed_heads()) if "designed" in sources else {},
         palette=anywidgets.palette(),
         head_tints=_tints(),
         view_css=anywidgets.view_css(),

@@ -1,4 +1,4 @@
-// heads_view.mjs: the heads of chapters 1, 3 and 4 (and the cost of a layer), an anywidget
+// heads_view.mjs: the heads of chapters 1 to 4 (and the cost of a layer), an anywidget
 // module computed in the reader's browser.
 //
 // One implementation of the view, used three ways (as mask_view.mjs):
@@ -11,7 +11,9 @@
 // both into the widget's _esm, dropping the imports below.
 //
 // The reader picks the heads (designed, or random: h heads of width d_k drawn from a seed),
-// and a word. Panels, any of (each its own view, as src/mha/views/explorer.py drew them):
+// and a word. The designed heads are h = 3 heads of width d_k = 3: while they are shown, the
+// sliders stand at 3 and 3, and moving a slider or the seed switches to random heads there.
+// Panels, any of (each its own view, as src/mha/views/explorer.py drew them):
 //   rows    <div class="mha-view" data-view="rows" data-h data-dk data-word data-seed data-source>
 //           every head's row for the word as bars: r{i}-{j} (head i, key j), sum{i} its sum;
 //   heads   data-view="heads" data-h data-dk data-seed data-source: every head's (n, n)
@@ -26,9 +28,9 @@ import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
 import { linkUp, readSettings, shareWord } from "./view_link.mjs";
 import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, patchWhenIdle, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
 
-export const SOURCE_LABELS = { designed: "designed (h = 3)", random: "random" };
+export const SOURCE_LABELS = { designed: "designed (h = 3, d_k = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
-const DESIGNED_PANELS = ["rows", "heads"]; // the designed heads have no h or d_k to price
+const DESIGNED_PANELS = ["rows", "heads", "cost"]; // concat's oracle draws random heads
 export const SEED_MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1: every seed a number holds exactly
 
 const COST_ROWS = [
@@ -45,6 +47,9 @@ const CSS = `${CONTROL_CSS}
 .mha-heads-view table.mha-concat-block td{width:auto;min-width:34px;padding:2px 5px;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .mha-heads-view .mha-concat{container-type:inline-size;width:100%}
 @container (max-width: 440px){.mha-heads-view table.mha-concat-block td{min-width:0;padding:2px;font-size:11.5px}.mha-heads-view table.mha-concat-block th{padding:1px 2px;font-size:11.5px}}
+.mha-heads-view{container-type:inline-size}
+.mha-heads-view .mha-sources{display:inline-flex;flex-wrap:wrap;gap:4px 16px}
+@container (max-width: 440px){.mha-heads-view .mha-controls label:has(input[type=range]){width:100%}.mha-heads-view .mha-controls input[type=range]{flex:1 1 0;width:auto;min-width:0}.mha-heads-view .mha-controls label:has(input[type=range]) .mha-control-label{white-space:nowrap;min-width:8.6em}.mha-heads-view .mha-view .mha-costs td,.mha-heads-view .mha-view .mha-costs th{padding:1px 3px;font-size:12px}}
 `;
 
 /** The heads' weights {W_q, W_k, W_v}, each (h, d_model, d_k), for the state's setting: the
@@ -60,9 +65,12 @@ export function headsComputed(state) {
   return allHeads(state.X, W_q, W_k, W_v); // {H: (h, n, d_k), weights: (h, n, n)}
 }
 
-/** The (h, d_k) a panel shows: the designed heads are 3 of width 3. */
-function setting(state) {
-  return state.source === "designed" ? { h: 3, d_k: 3 } : { h: state.h, d_k: state.d_k };
+/** The (h, d_k) the view shows: the designed heads' own (3 heads of width 3, read from their
+ * weights W_q, (h, d_model, d_k)), or the state's for random heads. */
+export function setting(state) {
+  if (state.source !== "designed") return { h: state.h, d_k: state.d_k };
+  const W_q = state.designed.W_q; // (h, d_model, d_k)
+  return { h: W_q.length, d_k: W_q[0][0].length };
 }
 
 function rowsPanel(state, weights) {
@@ -107,7 +115,8 @@ function concatPanel(state, H) {
 }
 
 function costPanel(state) {
-  const { n, d_model, h, d_k } = state;
+  const { n, d_model } = state;
+  const { h, d_k } = setting(state);
   const c = layerCost(n, d_model, h, d_k);
   const one = layerCost(n, d_model, 1, d_model);
   const rows = COST_ROWS.map(([k, label]) =>
@@ -119,7 +128,7 @@ function costPanel(state) {
       ? h === 1
         ? `h·d_k = ${width} = d_model: one head of full width, the comparison itself.`
         : `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
-      : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads do not split one head's width.`;
+      : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads fill ${width} columns, not ${d_model}, so each count is ${width}/${d_model} of one full-width head's.`;
   const head = el("tr", {}, el("td", {}) + [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
@@ -158,7 +167,7 @@ export function offered(state) {
 /** The controls, as HTML: native, labelled, in one fieldset. */
 export function controlsHtml(state, group = "mha-heads", inert = false) {
   const on = offered(state);
-  const random = state.source === "random";
+  const { h, d_k } = setting(state);
   const parts = [];
   if (on.source) {
     const radios = state.sources.map((s) =>
@@ -166,10 +175,10 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
     );
     parts.push(el("span", { role: "radiogroup", "aria-label": "which heads", class: "mha-sources" }, radios.join("")));
   }
-  if (on.h) parts.push(rangeHtml("h", "heads h", state.h_values, state.h, { disabled: !random }));
-  if (on.d_k) parts.push(rangeHtml("d_k", "head width d_k", state.d_k_values, state.d_k, { disabled: !random }));
+  if (on.h) parts.push(rangeHtml("h", "heads h", state.h_values, h));
+  if (on.d_k) parts.push(rangeHtml("d_k", "head width d_k", state.d_k_values, d_k));
   if (on.seed) {
-    const box = el("input", { type: "number", "data-control": "seed", min: 0, max: SEED_MAX, step: 1, value: state.seed, disabled: !random });
+    const box = el("input", { type: "number", "data-control": "seed", min: 0, max: SEED_MAX, step: 1, value: state.seed });
     parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "seed") + box));
   }
   if (on.word) {
@@ -247,22 +256,25 @@ function render({ model, el: host }) {
   const update = () => {
     const s = state();
     for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.source;
+    const shown = setting(s);
     for (const input of root.querySelectorAll("[data-control]")) {
       const name = input.dataset.control;
       if (name === "h" || name === "d_k") {
-        input.value = String(s[`${name}_values`].indexOf(s[name]));
-        input.setAttribute("aria-valuetext", String(s[name]));
-        root.querySelector(`output[data-control-value="${name}"]`).textContent = String(s[name]);
+        input.value = String(s[`${name}_values`].indexOf(shown[name]));
+        input.setAttribute("aria-valuetext", String(shown[name]));
+        root.querySelector(`output[data-control-value="${name}"]`).textContent = String(shown[name]);
       } else input.value = String(s[name]);
-      if (name !== "word") input.disabled = s.source !== "random";
     }
     patchHtml(out, outputHtml(s));
   };
-  const set = (name, value) => {
-    if (model.get(name) === value) return;
-    model.set(name, value);
-    model.save_changes();
+  // Several traits at once, in the given order, saved once. The source goes last: while the
+  // designed heads are shown, h, d_k and seed change nothing on screen.
+  const setAll = (changes) => {
+    const changed = Object.entries(changes).filter(([k, v]) => model.get(k) !== v);
+    for (const [k, v] of changed) model.set(k, v);
+    if (changed.length) model.save_changes();
   };
+  const set = (name, value) => setAll({ [name]: value });
   const onEvent = (e) => {
     const t = e.target;
     if (t.type === "radio") {
@@ -276,7 +288,11 @@ function render({ model, el: host }) {
       if (e.type === "change") t.value = String(model.get("seed")); // not a seed: put it back
       return;
     }
-    set(name, v);
+    const s = state();
+    // A slider or the seed moved while the designed heads are shown: random heads, at the
+    // setting the sliders showed with this one move.
+    if (name !== "word" && s.source === "designed") setAll({ ...setting(s), [name]: v, source: "random" });
+    else set(name, v);
     if (name === "word" && e.type === "change") tell(model.get("labels")[v]); // (after input)
   };
   root.addEventListener("change", onEvent);
