@@ -125,31 +125,3 @@ export function shareWord(root, pick) {
   tell.close = () => window.removeEventListener(WORD_EVENT, heard);
   return tell;
 }
-
-/** Permalinks for a view not yet on view_controller.mjs (heads_view.mjs, until it moves):
- * once live, apply read(location.hash) (settings, {} or null), then keep the view's part of
- * the fragment equal to write(), LINK_DELAY_MS after the last change; returns the function to
- * call on change. */
-export function linkUp(model, root, link, read, write) {
-  if (!link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
-  let live = false;
-  const first = write().slice(`#${link}:`.length);
-  whenLive(root, () => {
-    const settings = read(location.hash);
-    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
-    if (settings && Object.keys(settings).length) model.save_changes();
-    if (settings) root.scrollIntoView({ block: "start" });
-    live = true;
-  });
-  let timer = null;
-  const store = () => {
-    timer = null;
-    const part = write().slice(`#${link}:`.length);
-    storePart(link, part === first ? null : part);
-  };
-  return () => {
-    if (!live) return;
-    clearTimeout(timer);
-    timer = setTimeout(store, LINK_DELAY_MS);
-  };
-}
