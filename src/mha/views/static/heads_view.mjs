@@ -84,7 +84,7 @@ function rowsPanel(state, weights) {
   const boxes = weights.map((w, i) => {
     const row = w[word]; // (n,)
     const sum = row.reduce((a, b) => a + b, 0);
-    const note = el("div", { class: "mha-note" }, "row sum " + numberHtml(`sum${i}`, sum));
+    const note = el("div", { class: "mha-note" }, `row sum ${numberHtml(`sum${i}`, sum)}`);
     return headBox(`head ${i + 1}: ${state.words[word]} → …`, barsHtml(row, state.words, `r${i}`, state.palette) + note);
   });
   const params = { h, d_k, word, seed: state.seed, source: state.source };
