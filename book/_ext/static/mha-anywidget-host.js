@@ -89,7 +89,7 @@
         import(url).then(function (mod) {
           var def = mod.default || mod;
           return typeof def === "function" ? def() : def;
-        })
+        }),
       );
     }
     return modules.get(esm);
@@ -200,7 +200,7 @@
         say("The controls are starting: a moment\u2026");
       }
     },
-    true
+    true,
   );
   function doneWaiting() {
     if (!notice || document.querySelector(".mha-static-widget")) return;
@@ -254,7 +254,12 @@
   var SLIDER_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
   function sliderKey(e) {
     var t = e.target;
-    if (SLIDER_KEYS.indexOf(e.key) >= 0 && t instanceof HTMLInputElement && t.type === "range" && t.closest(".widget-subarea"))
+    if (
+      SLIDER_KEYS.indexOf(e.key) >= 0 &&
+      t instanceof HTMLInputElement &&
+      t.type === "range" &&
+      t.closest(".widget-subarea")
+    )
       e.stopImmediatePropagation();
   }
   document.addEventListener("keydown", sliderKey, true);

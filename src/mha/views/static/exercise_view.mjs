@@ -21,7 +21,19 @@
 
 import { allHeads, project } from "./mha_views.mjs";
 import { viewController } from "./view_controller.mjs";
-import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, noscriptHtml, numberHtml, rangeHtml, syncRange, viewRoot } from "./view_html.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  dataValue,
+  el,
+  esc,
+  headBox,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  viewRoot,
+} from "./view_html.mjs";
 import { linkPairs } from "./view_link.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
@@ -87,7 +99,10 @@ function keysTable(state, r) {
     return el(
       "tr",
       {},
-      el("th", { scope: "row" }, esc(w)) + el("td", {}, esc(named)) + el("td", {}, numberHtml(`key-${j}`, r.keys[j])) + el("td", {}, numberHtml(`s-${j}`, r.scores[j])),
+      el("th", { scope: "row" }, esc(w)) +
+        el("td", {}, esc(named)) +
+        el("td", {}, numberHtml(`key-${j}`, r.keys[j])) +
+        el("td", {}, numberHtml(`s-${j}`, r.scores[j])),
     );
   });
   const thead = el("thead", {}, el("tr", {}, head.map((t) => el("th", { scope: "col" }, esc(t))).join("")));
@@ -139,7 +154,10 @@ function goalsList(state, row) {
     const shown = ok ? "✓ met" : before[i] ? "✓ met before (not at these weights)" : "✗ not met";
     const cls = ok ? "mha-goal-met" : before[i] ? "mha-goal-before" : "mha-goal-not";
     const status = el("span", { class: cls, "data-key": `goal-${i}`, "data-value": ok ? "met" : "not met" }, shown);
-    const got = g.words.map((j) => `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(text(row[j])))}`);
+    const got = g.words.map(
+      (j) =>
+        `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(text(row[j])))}`,
+    );
     return el("li", {}, `Goal ${i + 1}: ${esc(goalText(state, g))}. ${status} (${got.join(", ")})`);
   });
   const progress = el("p", { class: "mha-note mha-progress", role: "status" }, esc(progressText(state, row)));
@@ -154,14 +172,30 @@ export function outputHtml(state) {
   const pair = pairWords.reduce((a, j) => a + r.row[j], 0);
   const sum = r.row.reduce((a, b) => a + b, 0);
   const pairNames = pairWords.map((j) => state.words[j]).join(" + ");
-  const query = el("p", { class: "mha-note" }, `${esc(word)}'s query: ${numberHtml("q", r.q)} (its only named feature is verb, so its query is the verb weight)`);
+  const query = el(
+    "p",
+    { class: "mha-note" },
+    `${esc(word)}'s query: ${numberHtml("q", r.q)} (its only named feature is verb, so its query is the verb weight)`,
+  );
   const budget = el(
     "p",
     { class: "mha-note" },
     `${esc(pairNames)} = ${numberHtml("pair", pair)}; the other words hold ${numberHtml("rest", sum - pair)}; the row sums to ${numberHtml("sum", sum)}.`,
   );
-  const params = { q_verb: state.q_verb, ...Object.fromEntries(state.features.map((f, i) => [`k_${f}`, state.k[i]])), word: state.word };
-  const body = goalsList(state, r.row) + budget + query + keysTable(state, r) + headBox(`${word}'s row of weights`, barsHtml(r.row, state.words, "r", state.palette, (v) => weightText(v, thresholdsOf(state))));
+  const params = {
+    q_verb: state.q_verb,
+    ...Object.fromEntries(state.features.map((f, i) => [`k_${f}`, state.k[i]])),
+    word: state.word,
+  };
+  const body =
+    goalsList(state, r.row) +
+    budget +
+    query +
+    keysTable(state, r) +
+    headBox(
+      `${word}'s row of weights`,
+      barsHtml(r.row, state.words, "r", state.palette, (v) => weightText(v, thresholdsOf(state))),
+    );
   return viewRoot("exercise", params, body);
 }
 
@@ -178,7 +212,12 @@ export function renderView(state, opts = {}) {
   const { inert = false } = opts;
   const r = exerciseRow(state);
   const live = el("p", { class: "mha-live", "aria-live": "polite" }, esc(statusText(state, r.row)));
-  const inner = el("style", {}, state.view_css + EXERCISE_CSS) + noscriptHtml() + controlsHtml(state, inert) + live + el("div", { class: "mha-exercise-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + EXERCISE_CSS) +
+    noscriptHtml() +
+    controlsHtml(state, inert) +
+    live +
+    el("div", { class: "mha-exercise-out" }, outputHtml(state));
   return el("div", { class: "mha-exercise-view" }, inner);
 }
 
@@ -211,7 +250,19 @@ export function exerciseLinkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const EXERCISE_TRAITS = ["link", "X", "words", "features", "values", "goals", "palette", "view_css", "q_verb", "k", "word"];
+const EXERCISE_TRAITS = [
+  "link",
+  "X",
+  "words",
+  "features",
+  "values",
+  "goals",
+  "palette",
+  "view_css",
+  "q_verb",
+  "k",
+  "word",
+];
 
 /** The view's memory: the goals met at any setting it has shown (state.met). */
 function goalsMemory() {

@@ -26,7 +26,22 @@
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
 import { viewController } from "./view_controller.mjs";
-import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, noscriptHtml, numberHtml, rangeHtml, syncRange, thousands, viewRoot } from "./view_html.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  cellHtml,
+  countHtml,
+  el,
+  esc,
+  headBox,
+  heatmapHtml,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  thousands,
+  viewRoot,
+} from "./view_html.mjs";
 import { readSettings } from "./view_link.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3, d_k = 3)", random: "random" };
@@ -85,7 +100,10 @@ function rowsPanel(state, weights) {
     const row = w[word]; // (n,)
     const sum = row.reduce((a, b) => a + b, 0);
     const note = el("div", { class: "mha-note" }, `row sum ${numberHtml(`sum${i}`, sum)}`);
-    return headBox(`head ${i + 1}: ${state.words[word]} → …`, barsHtml(row, state.words, `r${i}`, state.palette) + note);
+    return headBox(
+      `head ${i + 1}: ${state.words[word]} → …`,
+      barsHtml(row, state.words, `r${i}`, state.palette) + note,
+    );
   });
   const params = { h, d_k, word, seed: state.seed, source: state.source };
   return viewRoot("rows", params, el("div", { class: "mha-heads" }, boxes.join("")));
@@ -94,7 +112,9 @@ function rowsPanel(state, weights) {
 function headsPanel(state, weights) {
   const { h, d_k } = setting(state);
   const hl = state.panels.includes("rows") ? state.word : null;
-  const boxes = weights.map((w, i) => headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })));
+  const boxes = weights.map((w, i) =>
+    headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })),
+  );
   const params = { h, d_k, seed: state.seed, source: state.source };
   return viewRoot("heads", params, el("div", { class: "mha-heads" }, boxes.join("")));
 }
@@ -109,13 +129,29 @@ function concatPanel(state, H) {
   // concatenation; on a narrow screen they wrap, one head under another.
   const block = (i) => {
     const cols = Array.from({ length: d_k }, (_, c) => i * d_k + c); // this head's columns
-    const head = el("tr", {}, el("td", {}) + th({ colspan: d_k }, `head ${i + 1}`, i)) + el("tr", {}, el("th", { scope: "col" }, "column") + cols.map((j) => th({}, j + 1, i)).join(""));
-    const body = C.map((row, r) => el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""))).join("");
+    const head =
+      el("tr", {}, el("td", {}) + th({ colspan: d_k }, `head ${i + 1}`, i)) +
+      el("tr", {}, el("th", { scope: "col" }, "column") + cols.map((j) => th({}, j + 1, i)).join(""));
+    const body = C.map((row, r) =>
+      el(
+        "tr",
+        {},
+        el("th", { scope: "row" }, esc(state.labels[r])) +
+          cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""),
+      ),
+    ).join("");
     return el("table", { class: "mha-heat mha-concat-block" }, el("thead", {}, head) + el("tbody", {}, body));
   };
-  const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O keeps that width` : `W^O must map ${width} columns back to d_model = ${d_model}`;
+  const verdict =
+    width === d_model
+      ? `already d_model = ${d_model} wide; W^O keeps that width`
+      : `W^O must map ${width} columns back to d_model = ${d_model}`;
   const tables = el("div", { class: "mha-concat" }, Array.from({ length: h }, (_, i) => block(i)).join(""));
-  const text = el("p", { class: "mha-note" }, `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`);
+  const text = el(
+    "p",
+    { class: "mha-note" },
+    `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`,
+  );
   return viewRoot("concat", { h, d_k, seed: state.seed }, text + tables);
 }
 
@@ -125,7 +161,14 @@ function costPanel(state) {
   const c = layerCost(n, d_model, h, d_k);
   const one = layerCost(n, d_model, 1, d_model);
   const rows = COST_ROWS.map(([k, label]) =>
-    el("tr", {}, el("th", { scope: "row" }, esc(label)) + el("td", {}, countHtml(k, c[k])) + el("td", {}, esc(thousands(one[k]))) + el("td", {}, esc(`×${(c[k] / one[k]).toFixed(2)}`))),
+    el(
+      "tr",
+      {},
+      el("th", { scope: "row" }, esc(label)) +
+        el("td", {}, countHtml(k, c[k])) +
+        el("td", {}, esc(thousands(one[k]))) +
+        el("td", {}, esc(`×${(c[k] / one[k]).toFixed(2)}`)),
+    ),
   ).join("");
   const width = h * d_k;
   const verdict =
@@ -134,7 +177,14 @@ function costPanel(state) {
         ? `h·d_k = ${width} = d_model: one head of full width, the comparison itself.`
         : `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
       : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads fill ${width} columns, not ${d_model}, so each count is ${width}/${d_model} of one full-width head's.`;
-  const head = el("tr", {}, el("td", {}) + [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
+  const head = el(
+    "tr",
+    {},
+    el("td", {}) +
+      [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"]
+        .map((t) => el("th", { scope: "col" }, esc(t)))
+        .join(""),
+  );
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
 }
@@ -176,26 +226,47 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
   const parts = [];
   if (on.source) {
     const radios = state.sources.map((s) =>
-      el("label", {}, el("input", { type: "radio", name: group, value: s, checked: state.source === s }) + esc(SOURCE_LABELS[s])),
+      el(
+        "label",
+        {},
+        el("input", { type: "radio", name: group, value: s, checked: state.source === s }) + esc(SOURCE_LABELS[s]),
+      ),
     );
     parts.push(el("span", { role: "radiogroup", "aria-label": "which heads", class: "mha-sources" }, radios.join("")));
   }
   if (on.h) parts.push(rangeHtml("h", "heads h", state.h_values, h));
   if (on.d_k) parts.push(rangeHtml("d_k", "head width d_k", state.d_k_values, d_k));
   if (on.seed) {
-    const box = el("input", { type: "text", inputmode: "numeric", "data-control": "seed", value: state.seed, spellcheck: "false", autocomplete: "off" });
+    const box = el("input", {
+      type: "text",
+      inputmode: "numeric",
+      "data-control": "seed",
+      value: state.seed,
+      spellcheck: "false",
+      autocomplete: "off",
+    });
     parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "seed") + box));
     parts.push(el("span", { class: "mha-seed-rule", role: "status" }, esc(`A seed is ${SEED_RULE}.`)));
   }
   if (on.word) {
     const options = state.labels.map((w, i) => el("option", { value: i, selected: i === state.word }, esc(w))).join("");
-    parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word" }, options)));
+    parts.push(
+      el(
+        "label",
+        { class: "mha-control" },
+        el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word" }, options),
+      ),
+    );
   }
   if (!parts.length) return "";
   // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
   // the notebook's cell selection (Lumino skips key bindings inside such an element).
   const legend = state.panels.some((p) => WEIGHT_PANELS.includes(p)) ? "Choose the heads" : "Choose the layer's heads";
-  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, esc(legend)) + parts.join(""));
+  return el(
+    "fieldset",
+    { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    el("legend", {}, esc(legend)) + parts.join(""),
+  );
 }
 
 /** The whole view for a widget state (its traits, as the saved widget state holds them).
@@ -204,7 +275,11 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
 export function renderView(state, opts = {}) {
   const { group = "mha-heads", inert = false } = opts;
   const controls = controlsHtml(state, group, inert); // "" when the view offers none
-  const inner = el("style", {}, state.view_css + CSS) + (controls && noscriptHtml()) + controls + el("div", { class: "mha-heads-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + CSS) +
+    (controls && noscriptHtml()) +
+    controls +
+    el("div", { class: "mha-heads-out" }, outputHtml(state));
   return el("div", { class: "mha-heads-view" }, inner);
 }
 
@@ -240,7 +315,28 @@ export function linkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const TRAITS = ["link", "X", "words", "labels", "designed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
+const TRAITS = [
+  "link",
+  "X",
+  "words",
+  "labels",
+  "designed",
+  "scale",
+  "palette",
+  "head_tints",
+  "view_css",
+  "panels",
+  "sources",
+  "h_values",
+  "d_k_values",
+  "n",
+  "d_model",
+  "source",
+  "h",
+  "d_k",
+  "seed",
+  "word",
+];
 const SETTINGS = ["source", "h", "d_k", "seed", "word"];
 
 /** The seed the text of a seed box gives, or null if it is none (SEED_RULE): digits only (no

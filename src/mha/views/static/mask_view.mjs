@@ -46,9 +46,7 @@ export function maskWeights(state) {
   const nPad = padded ? state.n_pad : 0;
   const X_kv = [...state.X, ...Array.from({ length: nPad }, zeros)]; // (n + n_pad, d_model)
   const keys = [...state.words, ...Array.from({ length: nPad }, (_, p) => `pad ${p + 1}`)];
-  const selfMask = padded
-    ? paddingMask(n + nPad, n + nPad, n)
-    : makeMask(state.mask, n, n, { radius: state.radius });
+  const selfMask = padded ? paddingMask(n + nPad, n + nPad, n) : makeMask(state.mask, n, n, { radius: state.radius });
   const self = headWeights(X_kv, state.W_q, state.W_k, { mask: selfMask }); // (h, n_k, n_k)
   const crossMask = padded ? paddingMask(state.Y.length, n + nPad, n) : null;
   const cross = headWeights(state.Y, state.Wc_q, state.Wc_k, { X_kv, mask: crossMask }); // (h, m, n_k)
@@ -77,9 +75,17 @@ export function outputHtml(state) {
   const crossNote = state.mask === "padding" ? "the padding mask" : "no mask (its keys are the whole source)";
   return (
     el("p", { class: "mha-note" }, esc(explain(state) + (state.mask === "none" ? "" : HATCHED))) +
-    el("h4", { class: "mha-mask-title" }, esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`)) +
+    el(
+      "h4",
+      { class: "mha-mask-title" },
+      esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`),
+    ) +
     headsHtml(self, selfMask, state.head_names, keys, keys, "self", state.palette) +
-    el("h4", { class: "mha-mask-title" }, esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`)) +
+    el(
+      "h4",
+      { class: "mha-mask-title" },
+      esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`),
+    ) +
     headsHtml(cross, crossMask, state.cross_head_names, state.latin, keys, "cross", state.palette)
   );
 }
@@ -110,7 +116,13 @@ export function controlsHtml(state, group = "mha-mask", inert = false) {
 }
 
 function rootAttrs(state) {
-  return { class: "mha-view mha-mask-view", "data-view": "mask", "data-mask": state.mask, "data-radius": state.radius, "data-npad": state.n_pad };
+  return {
+    class: "mha-view mha-mask-view",
+    "data-view": "mask",
+    "data-mask": state.mask,
+    "data-radius": state.radius,
+    "data-npad": state.n_pad,
+  };
 }
 
 /** The whole view for a widget state (its traits, as the saved widget state holds them).
@@ -118,7 +130,11 @@ function rootAttrs(state) {
  * (a static first view, whose controls do nothing until the live widget replaces it). */
 export function renderView(state, opts = {}) {
   const { group = "mha-mask", inert = false } = opts;
-  const inner = el("style", {}, state.view_css + CSS) + noscriptHtml() + controlsHtml(state, group, inert) + el("div", { class: "mha-mask-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + CSS) +
+    noscriptHtml() +
+    controlsHtml(state, group, inert) +
+    el("div", { class: "mha-mask-out" }, outputHtml(state));
   return el("div", rootAttrs(state), inner);
 }
 
@@ -150,7 +166,24 @@ export function linkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const TRAITS = ["link", "X", "W_q", "W_k", "Y", "Wc_q", "Wc_k", "words", "latin", "head_names", "cross_head_names", "palette", "view_css", "mask", "radius", "n_pad"];
+const TRAITS = [
+  "link",
+  "X",
+  "W_q",
+  "W_k",
+  "Y",
+  "Wc_q",
+  "Wc_k",
+  "words",
+  "latin",
+  "head_names",
+  "cross_head_names",
+  "palette",
+  "view_css",
+  "mask",
+  "radius",
+  "n_pad",
+];
 
 const render = viewController({
   name: "mha-mask",

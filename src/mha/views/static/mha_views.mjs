@@ -132,9 +132,7 @@ export function causalMask(n_q, n_k = n_q) {
 export function windowMask(n, radius = 1) {
   checkInt("n", n);
   checkInt("radius", radius, 0);
-  return Array.from({ length: n }, (_, i) =>
-    Array.from({ length: n }, (_, j) => Math.abs(i - j) <= radius),
-  );
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => Math.abs(i - j) <= radius));
 }
 
 /**

@@ -43,13 +43,27 @@ export function sliderControls(spec, state, group, inert) {
     if (c.kind === "range") return rangeHtml(c.name, label, values, state[c.name], { text: c.text });
     const labels = c.labels(state);
     const radios = values.map((v, i) =>
-      el("label", {}, el("input", { type: "radio", name: `${group}-${c.name}`, "data-control": c.name, value: String(v), checked: v === state[c.name] }) + esc(labels[i])),
+      el(
+        "label",
+        {},
+        el("input", {
+          type: "radio",
+          name: `${group}-${c.name}`,
+          "data-control": c.name,
+          value: String(v),
+          checked: v === state[c.name],
+        }) + esc(labels[i]),
+      ),
     );
     return el("span", { role: "radiogroup", "aria-label": label, class: "mha-toggle" }, radios.join(""));
   });
   // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
   // the notebook's cell selection (Lumino skips key bindings inside such an element).
-  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, esc(spec.legend)) + parts.join(""));
+  return el(
+    "fieldset",
+    { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    el("legend", {}, esc(spec.legend)) + parts.join(""),
+  );
 }
 
 /** The whole view (controls, then the output) for a widget state. opts.group: the radio

@@ -18,10 +18,14 @@ function stepsOutput(state) {
   const at = state.saved_steps.indexOf(state.step);
   const rows = state.rows[at]; // (h, n)
   const verb = state.words[state.verb];
-  const boxes = rows.map((row, i) => headBox(`head ${i + 1}: ${verb} → …`, barsHtml(row, state.labels, `r${i}`, state.palette))).join("");
+  const boxes = rows
+    .map((row, i) => headBox(`head ${i + 1}: ${verb} → …`, barsHtml(row, state.labels, `r${i}`, state.palette)))
+    .join("");
   const loss = state.losses[at];
   const lossHtml = el("span", { "data-key": "loss", "data-value": dataValue(loss) }, esc(lossText(loss)));
-  const body = el("div", { class: "mha-note" }, `after ${state.step} steps; loss on the held-out sentences ${lossHtml}`) + el("div", { class: "mha-heads" }, boxes);
+  const body =
+    el("div", { class: "mha-note" }, `after ${state.step} steps; loss on the held-out sentences ${lossHtml}`) +
+    el("div", { class: "mha-heads" }, boxes);
   return viewRoot("training-steps", { ...state.config, step: state.step }, body);
 }
 

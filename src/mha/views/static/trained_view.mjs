@@ -23,7 +23,21 @@
 
 import { modelForward, roles, wordIds } from "./mha_views.mjs";
 import { viewController } from "./view_controller.mjs";
-import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, heatmapHtml, lossText, noscriptHtml, numberHtml, rangeHtml, syncRange, viewRoot } from "./view_html.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  countHtml,
+  dataValue,
+  el,
+  esc,
+  heatmapHtml,
+  lossText,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  viewRoot,
+} from "./view_html.mjs";
 import { linkText } from "./view_link.mjs";
 
 const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mha.views.trained_view.PARAMS
@@ -48,7 +62,11 @@ const TRAINED_CSS = `${CONTROL_CSS}
 
 /** A typed sentence as words, as mha.views.trained.words_of: lower case, a full stop a word. */
 export function wordsOf(text, pad) {
-  return text.toLowerCase().replaceAll(".", ` ${pad} `).split(/\s+/).filter((w) => w);
+  return text
+    .toLowerCase()
+    .replaceAll(".", ` ${pad} `)
+    .split(/\s+/)
+    .filter((w) => w);
 }
 
 /** The task's vocabulary in words: its words, then the full stop (the padding token `pad`)
@@ -210,23 +228,50 @@ function rowsPanel(state, c) {
     ? `Read-out at the verb${headsOffText(off)}: subject ${el("b", { "data-key": "subject", "data-value": c.answer.subject }, esc(c.answer.subject))}, ` +
       `object ${el("b", { "data-key": "object", "data-value": c.answer.object }, esc(c.answer.object))}.`
     : "Not of the task's shape (the noun verb the noun, each noun with an optional adjective before it): no subject or object to name.";
-  const text = el("p", { class: "mha-note", role: "status" }, `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`);
-  const box = (i, title, body) => el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
+  const text = el(
+    "p",
+    { class: "mha-note", role: "status" },
+    `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`,
+  );
+  const box = (i, title, body) =>
+    el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
   const offNote = (i) => (off.includes(i) ? " (switched off)" : "");
-  const bars = c.weights.map((w, i) => box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)));
+  const bars = c.weights.map((w, i) =>
+    box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)),
+  );
   const tables = c.weights.map((w, i) =>
-    box(i, `head ${i + 1}${offNote(i)}`, heatmapHtml(w.slice(0, n), labels.slice(0, n), labels, `w${i}`, state.palette, { highlight: word })),
+    box(
+      i,
+      `head ${i + 1}${offNote(i)}`,
+      heatmapHtml(w.slice(0, n), labels.slice(0, n), labels, `w${i}`, state.palette, { highlight: word }),
+    ),
   );
   const padNote =
     n < state.max_len
-      ? el("p", { class: "mha-note" }, esc(`The model reads ${state.max_len} positions: the sentence is filled up with full stops, shown as “${PAD_LABEL}”, and the heads may put weight on them.`))
+      ? el(
+          "p",
+          { class: "mha-note" },
+          esc(
+            `The model reads ${state.max_len} positions: the sentence is filled up with full stops, shown as “${PAD_LABEL}”, and the heads may put weight on them.`,
+          ),
+        )
       : "";
-  const offNoteText = off.length ? el("p", { class: "mha-note" }, esc("A head switched off keeps its weights (shown); its output is left out of the layer's output.")) : "";
+  const offNoteText = off.length
+    ? el(
+        "p",
+        { class: "mha-note" },
+        esc("A head switched off keeps its weights (shown); its output is left out of the layer's output."),
+      )
+    : "";
   const body =
     text +
     el("div", { class: "mha-heads" }, bars.join("")) +
     padNote +
-    el("p", { class: "mha-note" }, esc(`Every head's full table (rows: the sentence's words; the row of ${labels[word]} framed).`)) +
+    el(
+      "p",
+      { class: "mha-note" },
+      esc(`Every head's full table (rows: the sentence's words; the row of ${labels[word]} framed).`),
+    ) +
     el("div", { class: "mha-heads" }, tables.join("")) +
     offNoteText;
   const params = { h, d_k, seed: state.seed, sentence: c.words.join(" "), word, off: off.join(" ") };
@@ -252,7 +297,11 @@ function metricsPanel(state) {
     `${countHtml("solved", solved)} of the ${countHtml("runs", all.length)} stored seeds of ${esc(label)} solve the task ` +
     `(a run solves it when it names both nouns right in at least ${Math.round(100 * state.solved_at)}% of the held-out sentences); ` +
     `both right ${numberHtml("mean_both", mean, 3)} on average, ${numberHtml("min_both", Math.min(...all), 3)} at worst.`;
-  return viewRoot("trained-metrics", { h, d_k, seed: state.seed }, el("p", { class: "mha-note" }, run) + el("p", { class: "mha-note" }, every));
+  return viewRoot(
+    "trained-metrics",
+    { h, d_k, seed: state.seed },
+    el("p", { class: "mha-note" }, run) + el("p", { class: "mha-note" }, every),
+  );
 }
 
 /** The view's output (without the controls), as HTML. A sentence that cannot be read shows
@@ -270,14 +319,31 @@ export function outputHtml(state) {
 export function controlsHtml(state, group = "mha-trained", inert = false) {
   const [h] = state.settings[state.setting];
   const radios = state.settings.map(([, , label], i) =>
-    el("label", {}, el("input", { type: "radio", name: `${group}-setting`, value: i, checked: i === state.setting, "data-control": "setting" }) + esc(label)),
+    el(
+      "label",
+      {},
+      el("input", {
+        type: "radio",
+        name: `${group}-setting`,
+        value: i,
+        checked: i === state.setting,
+        "data-control": "setting",
+      }) + esc(label),
+    ),
   );
   const setting = el("fieldset", { class: "mha-choices" }, el("legend", {}, "heads h × width d_k") + radios.join(""));
   const seed = rangeHtml("seed", "seed", state.seeds, state.seed);
   const text = el(
     "label",
     { class: "mha-control" },
-    el("span", { class: "mha-control-label" }, "sentence") + el("input", { type: "text", "data-control": "text", value: state.text, spellcheck: "false", autocomplete: "off" }),
+    el("span", { class: "mha-control-label" }, "sentence") +
+      el("input", {
+        type: "text",
+        "data-control": "text",
+        value: state.text,
+        spellcheck: "false",
+        autocomplete: "off",
+      }),
   );
   const vocab = el("span", { class: "mha-vocab" }, esc(`Its words: ${vocabularyList(state.vocab, state.pad)}.`));
   const words = wordsOf(state.text, state.pad);
@@ -285,17 +351,35 @@ export function controlsHtml(state, group = "mha-trained", inert = false) {
   const menu = ok ? state : state.shown && { ...state, ...state.shown }; // the last readable sentence
   const menuWords = menu ? wordsOf(menu.text, state.pad) : [];
   const labels = positionLabels(menuWords, state.max_len).slice(0, menuWords.length);
-  const options = labels.map((w, i) => el("option", { value: i, selected: i === Math.min(menu.word, menuWords.length - 1) }, esc(w))).join("");
-  const word = el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word", disabled: !ok }, options));
+  const options = labels
+    .map((w, i) => el("option", { value: i, selected: i === Math.min(menu.word, menuWords.length - 1) }, esc(w)))
+    .join("");
+  const word = el(
+    "label",
+    { class: "mha-control" },
+    el("span", { class: "mha-control-label" }, "row of") +
+      el("select", { "data-control": "word", disabled: !ok }, options),
+  );
   const boxes = Array.from({ length: h }, (_, i) =>
-    el("label", {}, el("input", { type: "checkbox", "data-control": "head", value: i, checked: !state.off.includes(i) }) + esc(`head ${i + 1}`)),
+    el(
+      "label",
+      {},
+      el("input", { type: "checkbox", "data-control": "head", value: i, checked: !state.off.includes(i) }) +
+        esc(`head ${i + 1}`),
+    ),
   );
   const heads = el("fieldset", { class: "mha-choices" }, el("legend", {}, "heads on") + boxes.join(""));
   // data-lm-suppress-shortcuts: in JupyterLab, keys on these controls stay with them.
   return el(
     "fieldset",
     { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
-    el("legend", {}, "Trained heads (press Enter after typing a sentence)") + setting + seed + text + vocab + word + heads,
+    el("legend", {}, "Trained heads (press Enter after typing a sentence)") +
+      setting +
+      seed +
+      text +
+      vocab +
+      word +
+      heads,
   );
 }
 
@@ -303,7 +387,11 @@ export function controlsHtml(state, group = "mha-trained", inert = false) {
  * a page); opts.inert: controls inert (a static first view, before the live widget). */
 export function renderView(state, opts = {}) {
   const { group = "mha-trained", inert = false } = opts;
-  const inner = el("style", {}, state.view_css + TRAINED_CSS) + noscriptHtml() + controlsHtml(state, group, inert) + el("div", { class: "mha-trained-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + TRAINED_CSS) +
+    noscriptHtml() +
+    controlsHtml(state, group, inert) +
+    el("div", { class: "mha-trained-out" }, outputHtml(state));
   return el("div", { class: "mha-trained-view" }, inner);
 }
 
@@ -332,7 +420,10 @@ export function readLink(hash, state) {
   if (at >= 0) out.setting = at;
   const h = state.settings[out.setting ?? state.setting][0];
   if (state.seeds.includes(int(got.seed))) out.seed = int(got.seed);
-  const text = got.text != null && !vocabularyMessage(wordsOf(got.text, state.pad), state.vocab, state.max_len, state.pad) ? got.text : null;
+  const text =
+    got.text != null && !vocabularyMessage(wordsOf(got.text, state.pad), state.vocab, state.max_len, state.pad)
+      ? got.text
+      : null;
   if (text != null) out.text = text;
   const n = wordsOf(text ?? state.text, state.pad).length;
   if (int(got.word) < n) out.word = int(got.word);
@@ -354,7 +445,29 @@ export function linkOf(state) {
 
 // ----------------------------------------------------------------------------- live
 
-const TRAITS = ["link", "settings", "seeds", "weights", "metrics", "vocab", "nouns", "verbs", "adjectives", "pad", "max_len", "d_model", "test", "solved_at", "palette", "view_css", "setting", "seed", "text", "word", "off"];
+const TRAITS = [
+  "link",
+  "settings",
+  "seeds",
+  "weights",
+  "metrics",
+  "vocab",
+  "nouns",
+  "verbs",
+  "adjectives",
+  "pad",
+  "max_len",
+  "d_model",
+  "test",
+  "solved_at",
+  "palette",
+  "view_css",
+  "setting",
+  "seed",
+  "text",
+  "word",
+  "off",
+];
 
 /** Whether the state's sentence can be read (no vocabulary problem). */
 function readable(s) {
@@ -384,7 +497,11 @@ const render = viewController({
   out: ".mha-trained-out",
   output: outputHtml,
   memory: lastReadable,
-  controls: { selector: "fieldset.mha-controls", html: (s, group) => controlsHtml(s, group), key: (s) => `${s.setting}|${s.text}` },
+  controls: {
+    selector: "fieldset.mha-controls",
+    html: (s, group) => controlsHtml(s, group),
+    key: (s) => `${s.setting}|${s.text}`,
+  },
   sync: (root, s) => {
     for (const t of root.querySelectorAll("[data-control]")) {
       const name = t.dataset.control;
@@ -409,7 +526,8 @@ const render = viewController({
       const off = s.off.filter((j) => j !== i); // (input then change: the same answer twice)
       return { off: t.checked ? off : [...off, i].sort((a, b) => a - b) };
     }
-    if (name === "text" && e.type === "change") return { text: t.value, word: startWord(wordsOf(t.value, s.pad), s.verbs) };
+    if (name === "text" && e.type === "change")
+      return { text: t.value, word: startWord(wordsOf(t.value, s.pad), s.verbs) };
     return null;
   },
   word: { control: "word", label: (s) => wordLabels(s)[s.word], index: (s, label) => wordLabels(s).indexOf(label) },

@@ -129,7 +129,8 @@ export function viewController(config) {
     if (linked) {
       whenLive(root, () => {
         live = true;
-        if (moved) relink(); // pressed before live: the press wins over the fragment
+        if (moved)
+          relink(); // pressed before live: the press wins over the fragment
         else follow(location.hash, false);
         window.addEventListener("hashchange", onHash);
       });

@@ -82,7 +82,11 @@ export function thousands(v) {
 /** A table cell coloured by weight w in the palette, or by `colours` ([background, text]). */
 export function cellHtml(key, w, palette, colours = null) {
   const [bg, fg] = colours ?? weightColour(w, palette);
-  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) }, esc(w.toFixed(2)));
+  return el(
+    "td",
+    { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) },
+    esc(w.toFixed(2)),
+  );
 }
 
 /** A cell of a pair that a mask forbids: hatched (class mha-masked), a dash in place of its
@@ -96,11 +100,16 @@ export function maskedCellHtml(key, w) {
  * booleans, true where allowed (a forbidden pair is a maskedCellHtml), or null. */
 export function heatmapHtml(weights, rows, cols, key, palette, opts = {}) {
   const { highlight = null, mask = null } = opts;
-  const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
+  const head =
+    el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
   const cell = (w, i, j) => (!mask || mask[i][j] ? cellHtml : maskedCellHtml)(`${key}-${i}-${j}`, w, palette);
   const body = weights
     .map((row, i) =>
-      el("tr", { class: i === highlight ? "mha-hl" : null }, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cell(w, i, j)).join("")),
+      el(
+        "tr",
+        { class: i === highlight ? "mha-hl" : null },
+        el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cell(w, i, j)).join(""),
+      ),
     )
     .join("");
   return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
@@ -114,7 +123,14 @@ export function barsHtml(row, words, key, palette, text = (v) => v.toFixed(2)) {
       "div",
       { class: "mha-bar" },
       el("span", { class: "mha-bar-word" }, esc(words[j])) +
-        el("span", { class: "mha-bar-track" }, el("span", { class: "mha-bar-fill", style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}` })) +
+        el(
+          "span",
+          { class: "mha-bar-track" },
+          el("span", {
+            class: "mha-bar-fill",
+            style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}`,
+          }),
+        ) +
         el("span", { "data-key": `${key}-${j}`, "data-value": dataValue(v) }, esc(text(v))),
     ),
   );
@@ -151,7 +167,6 @@ export function rangeHtml(name, label, values, value, opts = {}) {
   );
 }
 
-
 /** Sets a range control made by rangeHtml over `values` to `value`: its position, its
  * aria-valuetext and its <output> (`text`, the shown value). */
 export function syncRange(root, input, values, value, text = String(value)) {
@@ -168,7 +183,6 @@ export function noscriptHtml() {
   const note = "This view's controls need JavaScript, which is off: it shows its first setting.";
   return el("noscript", {}, el("style", {}, ".mha-controls{display:none}") + el("p", { class: "mha-note" }, esc(note)));
 }
-
 
 /** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
 export const CONTROL_CSS = `
@@ -278,7 +292,12 @@ export function readHtml(html) {
 /** Text or an attribute value as written by esc(), decoded. */
 function unescapeHtml(s) {
   if (!s.includes("&")) return s;
-  return s.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#x27;", "'").replaceAll("&amp;", "&");
+  return s
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#x27;", "'")
+    .replaceAll("&amp;", "&");
 }
 
 /** Do `parent`'s child nodes match the tree `nodes` one for one (tags and text)? If so, each
@@ -288,7 +307,8 @@ function mirror(parent, nodes) {
   const dom = parent.childNodes;
   if (dom.length !== nodes.length) return false;
   for (let k = 0; k < nodes.length; k++) {
-    const d = dom[k], v = nodes[k];
+    const d = dom[k],
+      v = nodes[k];
     if (v.tag === undefined) {
       if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescapeHtml(v.text)) return false;
     } else if (d.nodeType !== Node.ELEMENT_NODE || d.localName !== v.tag || !mirror(d, v.kids)) return false;
@@ -314,7 +334,8 @@ function build(v, parent) {
 function patchTree(parent, prev, next) {
   if (!next) return false;
   for (let k = 0; k < next.length; k++) {
-    const a = prev[k], b = next[k];
+    const a = prev[k],
+      b = next[k];
     if (a === undefined) {
       const d = build(b, parent);
       if (!d) return false;
@@ -352,7 +373,6 @@ function patchTreeAttributes(d, was, want) {
   const names = new Set(want.map(([name]) => name));
   for (const [name] of was) if (!names.has(name)) d.removeAttribute(name);
 }
-
 
 function patchChildren(old, next) {
   // walked by sibling links, not by index: a node of `next` moves into `old` when it is new

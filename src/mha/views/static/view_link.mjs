@@ -120,8 +120,7 @@ export function shareWord(root, pick) {
     if (from !== root && root.isConnected && notebookOf(from) === notebookOf(root)) pick(label);
   };
   window.addEventListener(WORD_EVENT, heard);
-  const tell = (label) =>
-    window.dispatchEvent(new CustomEvent(WORD_EVENT, { detail: { from: root, label } }));
+  const tell = (label) => window.dispatchEvent(new CustomEvent(WORD_EVENT, { detail: { from: root, label } }));
   tell.close = () => window.removeEventListener(WORD_EVENT, heard);
   return tell;
 }
