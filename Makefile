@@ -1,6 +1,9 @@
 # The README's commands. Each one creates .venv and installs requirements.txt when needed.
 #   make book   build the static site into _build/html (the main job)
-#   make test   lint (ruff, Biome for the JavaScript), unit tests, notebook execution, browser tests and the PDF
+#   make unit   the fast tests: the package, its JavaScript in Node, the sources (no built book,
+#               no chromium, no TeX; pytest -m unit, under a minute)
+#   make test   make unit first, then lint (ruff; Biome for the JavaScript), the build, notebook
+#               execution, browser tests, the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
@@ -12,7 +15,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book test lab bench clean weights pdf mutation browser-loop
+.PHONY: book unit test lab bench clean weights pdf mutation browser-loop
 
 $(STAMP): requirements.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
@@ -41,18 +44,27 @@ $(NPM_STAMP): package.json package-lock.json
 	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# The views' ES modules (src/mha/views/static), bundled by esbuild (src/mha/views/build.mjs):
+# dist/<view>.js, each widget's module in the kernel (JupyterLab, the book's execution), and
+# book/_ext/static/mha-views.js, every view once, which the site's pages load.
+VIEWS := src/mha/views/dist/.built
+
+$(VIEWS): $(NPM_STAMP) src/mha/views/build.mjs $(wildcard src/mha/views/static/*.mjs)
+	npm run build --silent
+	@touch $@
+
 # Everything the site is built from. When none of it is newer than the last build, make
 # does not even start Sphinx; when something is, Sphinx re-reads (and re-executes) only the
 # pages that depend on it (book/_ext/execution.py).
 SOURCES := _config.yml _toc.yml requirements.txt package-lock.json \
 	$(shell find book notebooks src -type f -not -name '*.pyc' -not -path '*/__pycache__/*' \
-	        -not -path '*/.ipynb_checkpoints/*' 2>/dev/null)
+	        -not -path '*/.ipynb_checkpoints/*' -not -path 'src/mha/views/dist/*' 2>/dev/null)
 BUILT := _build/.built
 
 book: $(BUILT)
 	@echo "The book is at file://$(CURDIR)/_build/html/index.html"
 
-$(BUILT): $(STAMP) $(NPM_STAMP) $(SOURCES)
+$(BUILT): $(STAMP) $(NPM_STAMP) $(VIEWS) $(SOURCES)
 	$(BIN)/jupyter-book build . -W --keep-going
 	@touch $@
 
@@ -77,15 +89,23 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 	cp $(PDF) _build/html/multi-head-attention.pdf
 	$(BIN)/jupyter-book build . -W --keep-going
 
-# test depends on book and pdf: the build executes every notebook, tests/browser/ checks the
-# built site in Debian's chromium (installed by tests/browser/ensure-chromium when root), and
-# tests/test_pdf.py reads the PDF back with poppler's pdftotext and pdfimages.
-test: $(STAMP) $(LAB_STAMP) book pdf
+# The suite's tiers are pytest markers (pyproject.toml; tests/conftest.py gives each test its
+# tier): unit, build (reads _build or builds a book or the wheel), browser (chromium on the
+# built site), pdf (TeX, poppler), lab (JupyterLab) and slow (seconds each: every stored run,
+# training reproduced). make unit runs the unit tier alone.
+unit: $(STAMP) $(VIEWS)
+	$(BIN)/python -m pytest -m unit -q --durations=10
+
+# test runs make unit first (it fails fast, before the build), then depends on book and pdf:
+# the build executes every notebook, tests/browser/ checks the built site in Debian's chromium
+# (installed by tests/browser/ensure-chromium when root), and tests/test_pdf.py reads the PDF
+# back with poppler's pdftotext and pdfimages. The second pytest runs every tier but unit.
+test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
 	node_modules/.bin/biome ci --error-on-warnings
-	$(BIN)/python -m pytest --durations=10
+	$(BIN)/python -m pytest -m "not unit" --durations=30
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary
@@ -101,7 +121,7 @@ browser-loop: $(STAMP) $(LAB_STAMP) book
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
 LAB_WORKSPACES := $(VENV)/lab-workspaces
 
-lab: $(STAMP) $(LAB_STAMP)
+lab: $(STAMP) $(LAB_STAMP) $(VIEWS)
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab workspaces import lab/workspace.json
 	JUPYTERLAB_WORKSPACES_DIR=$(LAB_WORKSPACES) $(BIN)/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root)
 
@@ -118,7 +138,7 @@ clean:
 	rm -rf _build
 
 # Benchmarks (not tests): writes benchmarks/results.json and benchmarks/results.md.
-bench: $(STAMP) $(NPM_STAMP)
+bench: $(STAMP) $(NPM_STAMP) $(VIEWS)
 	@tests/browser/ensure-chromium
 	$(BIN)/python -m benchmarks.run
 

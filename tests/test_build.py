@@ -21,8 +21,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.browser import harness
 from tests.browser.test_links import PDF_NAME, pdf_links
+
+pytestmark = pytest.mark.build  # builds a small book with jupyter-book
 
 ROOT = Path(__file__).resolve().parents[1]
 JB = Path(sys.executable).parent / "jupyter-book"

@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.book_ext import ROOT, publish
@@ -38,6 +39,7 @@ def run_scripts() -> list[tuple[str, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_the_workflow_lints_clean() -> None:
     """GitHub's workflow schema (check-jsonschema), zizmor's audits (offline), shellcheck."""
     dependabot = WORKFLOW.parents[1] / "dependabot.yml"

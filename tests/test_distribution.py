@@ -17,6 +17,7 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import pytest
 import yaml
 
 from tests.book_ext import ROOT, publish
@@ -41,6 +42,7 @@ OURS = [
 NAMING_FILES = ["README.md", "pyproject.toml", "CITATION.cff", "_config.yml"]
 
 
+@pytest.mark.build  # builds the package's wheel and installs it
 def test_the_package_builds_a_wheel_that_installs_and_imports(tmp_path: Path) -> None:
     """``pip install .`` without -e: the wheel of a copy of the package's files (pip builds in
     the tree it is given), installed into a folder of its own, imports every module from there.

@@ -19,6 +19,7 @@ import random
 import subprocess
 from pathlib import Path
 
+import pytest
 import torch
 
 from mha import exercise, toy
@@ -56,6 +57,7 @@ def _state(base: dict, s: exercise.Setting) -> dict:
     return {**base, "q_verb": s.q_verb, "k": list(s.k)}
 
 
+@pytest.mark.slow
 def test_the_modules_row_is_torchs_for_many_settings():
     base = exercise_view().get_state()
     settings = _settings()
@@ -76,6 +78,7 @@ def test_the_modules_row_is_torchs_for_many_settings():
     assert rows[:, toy.MOUSE].max() > 0.99 and rows[:, toy.MOUSE].min() < 0.01  # settings vary
 
 
+@pytest.mark.slow
 def test_the_goals_status_is_torchs_and_each_goal_is_seen_met_and_not():
     base = exercise_view().get_state()
     settings = _settings()

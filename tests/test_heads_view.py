@@ -1,10 +1,10 @@
 """The heads view's module (mha.views.heads_view), run in Node as the build runs it.
 
-The widget's ES module, as it travels in the widget state (``_esm``: heads_view.mjs with
-mha_views.mjs and view_html.mjs inlined), is imported in Node by
-book/_ext/anywidget_static.mjs, the script that draws first views at build time. Every panel
+The widget's ES module (``_esm``: esbuild's bundle of heads_view.mjs) draws its views in
+Node from the site's mha-views.js, as the build draws first views
+(book/_ext/anywidget_static.mjs). Every panel
 it draws, at many settings (every h and d_k offered, seeds other than 0, every word, the
-designed heads, the cost at the Transformer's size), shows exactly the numbers that mha's
+designed heads, the cost at the Transformer's size), shows exactly the numbers that the oracles'
 expected_rows/heads/concat/cost compute in torch by another route (PyTorch's SDPA, numel()
 and the FLOP counter). The browser side is tests/browser/test_heads_view.py.
 """
@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 from mha import toy
-from mha.views.anywidgets import esm
+from mha.views.anywidgets import DIST
 from mha.views.heads_view import heads_view
 from tests.browser import expected
 from tests.test_mask_view import draw
@@ -96,10 +96,10 @@ def _states() -> list[tuple[dict, tuple]]:
 
 
 def test_the_module_travels_as_one_text_each_module_once():
-    text = esm("heads_view.mjs")
+    text = heads_view().get_state()["_esm"]  # esbuild's bundle
     assert re.search(r"^\s*import\b|\bfrom\s+[\"']", text, re.M) is None  # no import statement
     for name in ("function allHeads", "function esc", "function renderView"):
-        assert text.count(f"export {name}(") == 1, name
+        assert text.count(f"{name}(") == 1, name
 
 
 def test_every_panel_shows_mhas_numbers_at_every_setting():
@@ -211,7 +211,8 @@ process.stdout.write(JSON.stringify(args.map((a) => mod[fn](...a))));
 def call(fn: str, args: list[list], module: str = "heads_view.mjs") -> list:
     """``fn(*a)`` for each ``a`` of ``args``: an export of a view's module (by default the
     heads view's), as it travels in the widget state, in Node."""
-    job = json.dumps({"esm": esm(module), "fn": fn, "args": args})
+    esm = (DIST / module).with_suffix(".js").read_text(encoding="utf-8")  # the widget's _esm
+    job = json.dumps({"esm": esm, "fn": fn, "args": args})
     run = subprocess.run(
         ["node", "--input-type=module", "-e", CALL], input=job, capture_output=True, text=True
     )

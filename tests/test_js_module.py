@@ -191,6 +191,7 @@ def random_layer_errors(count: int = N_RANDOM) -> dict[str, float]:
     return worst
 
 
+@pytest.mark.slow
 def test_random_layers_agree_with_mha_and_torch() -> None:
     worst = random_layer_errors()
     print(
@@ -314,6 +315,7 @@ def ablated_logits(model: torch.nn.Module, batch: data.Sentences, on: list[bool]
         return copy_(batch)[0]
 
 
+@pytest.mark.slow
 def test_every_stored_run_answers_as_the_model_does() -> None:
     test = data.split()[1]
     N, tokens, verbs = len(test), test.tokens.tolist(), test.verb.tolist()

@@ -127,6 +127,7 @@ def heads_cases() -> list[tuple[int, int, int, int]]:
     return cases
 
 
+@pytest.mark.slow
 def test_random_heads_are_mha_toy_random_heads() -> None:
     """3 * d_model * d_k numbers a head: 27 d_k (never a multiple of 16), 12 d_k (12: below
     16), 36 d_k (a multiple of 16 at d_k = 4, 8) and 48 d_k (always one)."""

@@ -1,30 +1,26 @@
 """Chapter 6's mask view module (mha.views.mask_view), run in Node as the build runs it.
 
-The widget's ES module, as it travels in the widget state (``_esm``: mask_view.mjs with
-mha_views.mjs inlined), is imported in Node by book/_ext/anywidget_static.mjs, the script
-that draws first views at build time; its numbers, for every mask kind and parameter, are
-compared with what mha computes in torch with masks built here; words reach the HTML as
-text, never as markup. The browser side is tests/browser/test_mask_view.py.
+The widget's ES module (``_esm``: esbuild's bundle of mask_view.mjs) is named in the saved
+state and drawn in Node from the site's mha-views.js by book/_ext/anywidget_static.mjs, as
+the build draws first views (book/_ext/static_widgets.py); its numbers, for every mask kind
+and parameter, are compared with what mha computes in torch with masks built here; words
+reach the HTML as text, never as markup. The browser side is tests/browser/test_mask_view.py.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 import torch
 
 import mha
 from mha import toy, translation
-from mha.views.mask_view import chapter6_mask_view, esm
+from mha.views.mask_view import chapter6_mask_view
+from tests.book_ext import static_widgets
 from tests.browser import expected
 
-ROOT = Path(__file__).resolve().parents[1]
-DRAW = ROOT / "book" / "_ext" / "anywidget_static.mjs"
 HEADS = ["head 1 (subject)", "head 2 (object)", "head 3 (next word)"]
 SETTINGS = [
     ("none", 1, 1),
@@ -35,15 +31,19 @@ SETTINGS = [
 
 
 def draw(states: list[dict]) -> list[str]:
-    """The first views of ``states``, drawn by anywidget_static.mjs in Node."""
+    """The first views of widgets' saved ``states``, drawn as the build draws them: each
+    widget's module named (static_widgets.name_views), then drawn by the site's mha-views.js
+    in Node (anywidget_static.mjs)."""
     if shutil.which("node") is None:
         pytest.fail("Node.js is needed: apt-get install nodejs", pytrace=False)
-    jobs = [{"esm": s["_esm"], "state": s} for s in states]
-    run = subprocess.run(
-        ["node", str(DRAW)], input=json.dumps(jobs), capture_output=True, text=True, check=False
-    )
-    assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout)
+    saved = {
+        "state": {
+            str(i): {"model_module": "anywidget", "model_name": "AnyModel", "state": s}
+            for i, s in enumerate(states)
+        }
+    }
+    named = static_widgets.name_views(saved, static_widgets.view_names())["state"]
+    return static_widgets.render_anywidgets([named[str(i)]["state"] for i in range(len(states))])
 
 
 def masks_by_torch(mask: str, radius: int, n_pad: int) -> tuple[torch.Tensor, torch.Tensor]:
@@ -77,9 +77,10 @@ def weights_by_torch(mask: str, radius: int, n_pad: int) -> dict[str, float]:
 
 
 def test_the_module_travels_as_one_text_with_no_import():
-    text = esm()
+    text = chapter6_mask_view(HEADS).get_state()["_esm"]  # esbuild's bundle
     assert re.search(r"^\s*import\b|\bfrom\s+[\"']", text, re.M) is None  # no import statement
-    assert "export function headWeights" in text and "export function renderView" in text
+    assert "function headWeights(" in text
+    assert re.search(r"^export \{[^}]*\brenderView\b", text, re.M)
 
 
 def test_every_mask_gives_mhas_weights():

@@ -24,6 +24,8 @@ from nbclient import NotebookClient
 
 from tests.book_ext import publish
 
+pytestmark = pytest.mark.build  # reads _build and executes every notebook again
+
 ROOT = Path(__file__).resolve().parents[1]
 BUILT = ROOT / "_build" / "jupyter_execute"
 PUBLISHED = ROOT / "_build" / "html" / publish.NOTEBOOKS_DIR

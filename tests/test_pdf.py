@@ -26,6 +26,8 @@ from PIL import Image
 from tests.book_ext import ROOT
 from tests.browser import harness
 
+pytestmark = pytest.mark.pdf  # reads the PDF, its TeX and the built site
+
 LATEX = ROOT / "_build" / "latex"
 PDF = LATEX / "multi-head-attention.pdf"
 TEX = LATEX / "multi-head-attention.tex"

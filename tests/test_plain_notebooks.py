@@ -184,10 +184,12 @@ def markdown_cells(path: Path) -> list[str]:
     return [c.source for c in nbformat.read(path, as_version=4).cells if c.cell_type == "markdown"]
 
 
+@pytest.mark.build
 def test_the_site_has_its_plain_notebooks() -> None:
     assert len(NOTEBOOKS) >= 7, f"run `make book` first: {len(NOTEBOOKS)} notebooks in {SITE}"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_markdown_is_commonmark_without_myst(path: Path) -> None:
     parser = MarkdownIt("commonmark")
@@ -216,6 +218,7 @@ def prose_numbers(html: Path) -> set[str]:
     return set(NUMBER.findall(text))
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_every_number_in_the_prose_is_in_the_notebook(path: Path) -> None:
     page = SITE / path.relative_to(SITE / NOTEBOOKS_DIR).with_suffix(".html")
@@ -242,6 +245,7 @@ def test_a_code_block_fence_outgrows_the_backticks_in_the_code() -> None:
     assert plain_notebooks.code_block('s = "````"') == '`````python\ns = "````"\n`````'
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
 def test_nbconvert_shows_solution_code_only_in_closed_folds(path: Path) -> None:
     """Every code cell of a page's solutions (between ```{solution-start} and

@@ -79,6 +79,7 @@ def kinds_by_hand(h: int, d_k: int, seed: int) -> list[str]:
     return kinds
 
 
+@pytest.mark.slow
 def test_head_kinds_match_a_sentence_by_sentence_count_on_every_stored_run() -> None:
     data = sentences("all")
     got = {run: T.head_kinds(T.load_model(*run), data) for run in RUNS}

@@ -15,10 +15,12 @@ from tests import prose
 PAGES = prose.pages()
 
 
+@pytest.mark.build
 def test_the_built_site_has_its_pages() -> None:
     assert len(PAGES) >= 7, f"build the book first (make book): found {PAGES}"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.stem)
 def test_sentences_are_short(page) -> None:
     r = prose.measure(page)

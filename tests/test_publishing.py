@@ -113,6 +113,7 @@ def test_the_book_has_notebook_pages_and_other_pages() -> None:
     assert OTHER_PAGES, "the appendix pages are not notebooks"
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", NOTEBOOK_PAGES)
 def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str) -> None:
     html = built(page)
@@ -160,6 +161,7 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str) -> None:
     assert issues.startswith(f"{REPOSITORY['url']}/issues/new?")
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", OTHER_PAGES)
 def test_another_page_links_the_repository_and_launches_nothing(page: str) -> None:
     buttons = links(built(page)).buttons
@@ -207,6 +209,7 @@ print(json.dumps({"started": started, "python": sys.executable,
 """
 
 
+@pytest.mark.build
 def test_the_colab_cell_installs_mha_only_on_colab_and_only_when_missing() -> None:
     cells = [
         nbformat.read(SITE / publish.NOTEBOOKS_DIR / f"{p}.ipynb", as_version=4).cells[0]

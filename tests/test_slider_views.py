@@ -1,11 +1,11 @@
 """The small views computed in the reader's browser (chapters 1, 3 and 5), run in Node.
 
 Each view's ES module (``budget_view.mjs``, ``scaling_view.mjs``, ``groups_view.mjs``,
-``steps_view.mjs``, with slider_view.mjs, mha_views.mjs and view_html.mjs inlined, as the
-widget state carries it) is imported in Node by book/_ext/anywidget_static.mjs, the script
-that draws first views at build time. At every setting its control offers (and more: other
-tilts, widths and seeds than the page offers) every number it shows equals what mha's
-registered expected function computes in torch by another route (PyTorch's SDPA with an
+``steps_view.mjs``, bundled by esbuild with slider_view.mjs, mha_views.mjs and view_html.mjs)
+draws its views in Node from the site's mha-views.js, as the build draws first views
+(book/_ext/anywidget_static.mjs). At every setting its control offers (and more: other
+tilts, widths and seeds than the page offers) every number it shows equals what its
+oracle (tests/oracles.py) computes in torch by another route (PyTorch's SDPA with an
 additive mask, ``Categorical``'s entropy, shape-only tensors and the FLOP counter, training
 again). The browser side is tests/browser/test_slider_views.py.
 """
@@ -20,7 +20,7 @@ import pytest
 
 from mha import budget, scaling
 from mha import training as T
-from mha.views.anywidgets import esm
+from mha.views.anywidgets import DIST
 from mha.views.budget import budget_view
 from mha.views.grouped import groups_view
 from mha.views.scaling import scaling_view
@@ -143,15 +143,19 @@ def test_ranges_announce_the_shown_value_and_start_inert(make, valuetext, output
 
 CALL = """
 import { readFileSync } from "node:fs";
-const { esm, spec, fn, args } = JSON.parse(readFileSync(0, "utf-8"));
-const mod = await import("data:text/javascript;base64," + Buffer.from(esm).toString("base64"));
-process.stdout.write(JSON.stringify(args.map((a) => mod[fn](mod[spec], ...a))));
+const { view, slider, spec, fn, args } = JSON.parse(readFileSync(0, "utf-8"));
+const mod = await import(view);
+const controller = await import(slider);
+process.stdout.write(JSON.stringify(args.map((a) => controller[fn](mod[spec], ...a))));
 """
 
 
 def call(module: str, spec: str, fn: str, args: list[list]) -> list:
-    """``fn(spec, *a)`` for each ``a`` of ``args``, exports of a view's module, in Node."""
-    job = json.dumps({"esm": esm(module), "spec": spec, "fn": fn, "args": args})
+    """``fn(spec, *a)`` for each ``a`` of ``args``: ``fn`` of the slider views' controller
+    (slider_view.mjs), ``spec`` of a view's module, in Node."""
+    static = (DIST.parent / "static").as_uri()
+    urls = {"view": f"{static}/{module}", "slider": f"{static}/slider_view.mjs"}
+    job = json.dumps({**urls, "spec": spec, "fn": fn, "args": args})
     run = subprocess.run(
         ["node", "--input-type=module", "-e", CALL], input=job, capture_output=True, text=True
     )

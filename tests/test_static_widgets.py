@@ -1,8 +1,9 @@
-"""book/_ext/static_widgets.py draws each widget's first view with its own module, in Node.
+"""book/_ext/static_widgets.py names each widget's module in the page's saved state and
+draws each widget's first view with that module, in Node.
 
 The browser tests (tests/browser/test_static_views.py) check the built book's copies
-against the live views pixel for pixel; these check the copy on one real view and what
-happens to a widget it cannot draw.
+against the live views pixel for pixel; these check the naming and the copy on one real
+view, and what happens to a widget it cannot draw.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ VIEW = '<script type="application/vnd.jupyter.widget-view+json">{{"model_id": "{
 
 
 def _saved(widget) -> dict:
-    """A page's saved state holding ``widget`` as "w" and its layout, as myst-nb saves it."""
+    """A page's saved state holding ``widget`` as "w" and its layout, as myst-nb saves it,
+    its module named as static_widgets.py names it once the page is read."""
     layout = widget.layout
-    return {
+    saved = {
         "state": {
             "w": {
                 "model_name": "AnyModel",
@@ -31,6 +33,29 @@ def _saved(widget) -> dict:
                 "state": layout.get_state(),
             },
         }
+    }
+    return sw.name_views(saved, sw.view_names())
+
+
+def test_each_module_of_the_books_views_is_named_and_any_other_kept():
+    from mha.views.budget import budget_view
+    from mha.views.mask_view import chapter6_mask_view
+
+    budget, mask = budget_view().get_state(), chapter6_mask_view(["a", "b", "c"]).get_state()
+    other = {**budget, "_esm": "export default {render() {}}"}
+    models = {
+        k: {"model_module": "anywidget", "model_name": "AnyModel", "state": s}
+        for k, s in (("b", budget), ("m", mask), ("o", other))
+    }
+    named = sw.name_views({"state": models}, sw.view_names())["state"]
+    assert {k: named[k]["state"].get("_mha_view") for k in named} == {
+        "b": "budget_view",
+        "m": "mask_view",
+        "o": None,
+    }
+    assert "_esm" not in named["b"]["state"] and named["o"]["state"] == other
+    assert named["b"]["state"] == {k: v for k, v in budget.items() if k != "_esm"} | {
+        "_mha_view": "budget_view"
     }
 
 

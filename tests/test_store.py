@@ -18,6 +18,7 @@ from mha.training import experiments as X
 RETRAINED = [(1, 12, 3), (2, 12, 7), (6, 2, 0)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("h", "d_k", "seed"), RETRAINED)
 def test_stored_weights_are_what_training_produces(h: int, d_k: int, seed: int) -> None:
     run = T.train(T.RunConfig(h=h, d_k=d_k, seed=seed), progress=False)
@@ -35,6 +36,7 @@ def test_stored_weights_are_what_training_produces(h: int, d_k: int, seed: int) 
     assert torch.equal(saved.eval_steps, run.eval_steps)
 
 
+@pytest.mark.slow
 def test_every_stored_run_is_there_and_its_metrics_fit_its_weights() -> None:
     """The recorded held-out metrics, recomputed from the stored weights by PyTorch's SDPA."""
     for config in store.GRID:
@@ -63,6 +65,7 @@ def test_the_grid_covers_every_explorer_setting() -> None:
     assert total < 1_000_000, f"{total} bytes of stored weights"
 
 
+@pytest.mark.slow
 def test_every_metrics_only_run_is_stored_and_one_is_what_training_produces() -> None:
     """metrics.json holds every run of METRICS_GRID; one of them is trained again here."""
     for config in more.METRICS_GRID:
@@ -167,6 +170,7 @@ def test_wrong_shapes_are_reported_as_out_of_date(copy: Path) -> None:
         store.load_model(2, 6, 0, folder=copy)
 
 
+@pytest.mark.slow
 def test_writing_is_reproducible_byte_for_byte(tmp_path: Path) -> None:
     configs = (T.RunConfig(h=2, d_k=6, seed=0, steps=3), T.RunConfig(h=2, d_k=6, seed=1, steps=3))
     store.write_all(tmp_path / "a", configs, jobs=1)

@@ -4,7 +4,7 @@ The widget's ES module, as its saved state holds it (``_esm``: trained_view.mjs 
 mha_views.mjs and view_html.mjs inlined), draws views in Node through
 book/_ext/anywidget_static.mjs, the script that draws first views at build time. For EVERY
 stored run (each setting, each seed), typed sentences and heads switched off, every number
-it shows equals what mha.views.trained's expected_rows/expected_metrics compute in torch by
+it shows equals what tests/oracles.py's expected_trained_rows/metrics compute in torch by
 another route (PyTorch's SDPA on the stored float64 weights; heads switched off by zeroing
 their rows of W_o); its answers over every held-out sentence equal the torch model's. The
 browser side is tests/browser/test_trained_view.py.
@@ -26,6 +26,7 @@ from mha import toy
 from mha.training import NOUNS, PAD, SEEDS, SETTINGS, SHOW, VOCAB, split
 from mha.training.reference import logits
 from mha.training.store import load_state
+from mha.views.anywidgets import DIST
 from mha.views.trained import position_labels, vocabulary_message, words_of
 from mha.views.trained_view import trained_view
 from tests.browser import expected
@@ -87,6 +88,7 @@ def stored_run_error(base: dict) -> tuple[float, int]:
     return worst, len(states)
 
 
+@pytest.mark.slow
 def test_every_stored_run_shows_torchs_numbers(base):
     worst, views = stored_run_error(base)
     print(f"\n{views} views of every stored run: max abs error on weights {worst:.2e}")
@@ -99,14 +101,16 @@ import { readFileSync } from "node:fs";
 const job = JSON.parse(readFileSync(0, "utf-8"));
 const esm = Buffer.from(job.state._esm).toString("base64");
 const mod = await import("data:text/javascript;base64," + esm);
+const maths = await import(job.maths); // mha_views.mjs, for what the view's module does not export
 """
+MATHS = (DIST.parent / "static" / "mha_views.mjs").as_uri()
 
 
 def node(script: str, job: dict) -> object:
     """What ``script`` (after :data:`HEAD`) writes, as JSON, given ``job``."""
     done = subprocess.run(
         ["node", "--input-type=module", "-e", HEAD + script],
-        input=json.dumps(job),
+        input=json.dumps({**job, "maths": MATHS}),
         capture_output=True,
         text=True,
     )
@@ -124,6 +128,7 @@ process.stdout.write(JSON.stringify(out));
 """
 
 
+@pytest.mark.slow
 def test_answers_over_every_held_out_sentence_equal_torchs(base):
     test = split()[1]
     sentences = [" ".join(VOCAB[t] for t in row) for row in test.tokens.tolist()]
@@ -254,7 +259,7 @@ WHICH = """
 const { state, sentences } = job;
 const which = sentences.map((t) => {
   const words = mod.wordsOf(t, state.pad);
-  const ids = mod.wordIds(words, state.vocab, state.max_len, state.pad);
+  const ids = maths.wordIds(words, state.vocab, state.max_len, state.pad);
   return mod.whichSentences(state, words, ids);
 });
 process.stdout.write(JSON.stringify(which));

@@ -11,8 +11,8 @@ import torch
 
 from mha import training as T
 from mha.training import results as R
-from mha.views import expected as mw
 from mha.views.training import steps_slider
+from tests import oracles
 from tests.test_mask_view import draw
 
 SHORT = 40  # steps: enough to see every effect, a fraction of a second each
@@ -168,6 +168,7 @@ def adam_by_hand(config: T.RunConfig) -> list[tuple[dict[str, torch.Tensor], flo
     return out
 
 
+@pytest.mark.slow
 def test_steps_view_shows_what_adam_written_out_gives() -> None:
     config = T.RunConfig(h=2, steps=20, init="perturbed", eps=1e-3)
     run = T.train(config)
@@ -199,7 +200,7 @@ def test_steps_view_shows_what_adam_written_out_gives() -> None:
     attrs = dict(re.findall(r'data-([a-z]+)="([^"]*)"', root))
     assert attrs["eps"] == "0.001" and attrs["init"] == "perturbed"
     # The numbers the browser tests expect for this view (it trains again) are these too.
-    want = mw.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
+    want = oracles.expected("training-steps", **{k: v for k, v in attrs.items() if k != "view"})
     weights, _ = reference.layer(by_hand[10][0], torch.tensor([ids]))  # (1, h, n, n)
     assert want is not None and want["loss"] == pytest.approx(by_hand[10][1], abs=1e-9)
     for i in range(2):
@@ -423,6 +424,7 @@ def test_stripping_a_noun_heads_positions_can_cost_answers() -> None:
     assert max(drops) > 0.05
 
 
+@pytest.mark.slow
 def test_refit_readout_fits_only_the_readout() -> None:
     train_set, test_set = T.split()
     trained = T.load_model(3, 4, 0)
@@ -440,6 +442,7 @@ def test_refit_readout_fits_only_the_readout() -> None:
     assert T.evaluate(refit, train_set)["loss"] < T.evaluate(blank, train_set)["loss"] / 10
 
 
+@pytest.mark.slow
 def test_refit_readout_ends_at_the_readouts_minimum() -> None:
     # The loss is convex in the read-out (R, b), so where L-BFGS stops, the gradient of the
     # model's own loss (its forward pass, not the refit's closure) with respect to R and b

@@ -120,6 +120,7 @@ def test_tied_heads_refuse_symmetric_starts() -> None:
         T.perturb(TiedValuesModel(2, d_k=6))
 
 
+@pytest.mark.slow
 def test_every_stored_tied_run_is_there_and_its_metrics_fit_its_weights() -> None:
     """The recorded held-out metrics, recomputed from the stored weights by the hand route."""
     test = T.split()[1]
@@ -138,6 +139,7 @@ def test_every_stored_tied_run_is_there_and_its_metrics_fit_its_weights() -> Non
     assert len(variants.TIED_GRID) == len(variants.TIED_SETTINGS) * len(variants.TIED_SEEDS)
 
 
+@pytest.mark.slow
 def test_the_stored_tied_runs_are_what_training_produces(tmp_path: Path) -> None:
     """One run trained again, written twice to a fresh folder: the same bytes both times, and
     the same weights and record as the stored file."""

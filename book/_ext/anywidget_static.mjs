@@ -3,23 +3,23 @@
 //
 // Stands in for: no upstream option (see book/_ext/static_widgets.py).
 //
-// Called by book/_ext/static_widgets.py (render_anywidgets) with, on standard input, a JSON list
-// of {esm, state}: each widget's ES module as its saved state holds it (the _esm trait) and
-// its saved traits. The module is imported from a data: URL, exactly the text the browser
-// will run, and its export renderView(state) gives the view's HTML; standard output is the
-// JSON list of those HTML strings. A widget module of this book that has a first view
-// exports renderView(state, {inert}) -> HTML, and its render draws that same HTML
-// (mask_view.mjs); with inert, the controls are marked inert.
+// Called by book/_ext/static_widgets.py (render_anywidgets) with the site's views (its one
+// argument: book/_ext/static/mha-views.js, exactly the script the pages load, which
+// sets the global mhaViews) and, on standard input, a JSON list of {view, state}: each
+// widget's view name (its saved state's _mha_view) and its saved traits. Each view's
+// renderView(state, {inert: true}) gives its HTML, the controls marked inert; standard output
+// is the JSON list of those HTML strings.
 import { readFileSync } from "node:fs";
+import { runInThisContext } from "node:vm";
 
+const bundle = process.argv[2];
+runInThisContext(readFileSync(bundle, "utf-8"), { filename: bundle });
 const jobs = JSON.parse(readFileSync(0, "utf-8"));
-const out = [];
-for (const { esm, state } of jobs) {
-  const url = "data:text/javascript;base64," + Buffer.from(esm, "utf-8").toString("base64");
-  const mod = await import(url);
-  if (typeof mod.renderView !== "function") {
-    throw new Error("the widget's module exports no renderView(state): no first view to draw");
+const out = jobs.map(({ view, state }) => {
+  const mod = globalThis.mhaViews[view];
+  if (typeof mod?.renderView !== "function") {
+    throw new Error(`${bundle} has no view ${view} with a renderView(state): no first view to draw`);
   }
-  out.push(mod.renderView(state, { inert: true })); // controls inert until the live view
-}
+  return mod.renderView(state, { inert: true }); // controls inert until the live view
+});
 process.stdout.write(JSON.stringify(out));

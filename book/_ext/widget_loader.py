@@ -4,17 +4,17 @@ widget manager; this extension stops the build on a page whose widgets the host 
 Stands in for: myst-nb's default ``nb_ipywidgets_js`` (require.js and the ipywidgets HTML
 manager, from a CDN).
 
-Every page that holds widget state loads ``static/mha-anywidget-host.js`` (a few KB, ours;
-``_config.yml``'s ``nb_ipywidgets_js``, which myst-nb adds to such pages only). It gives each
-view the little an anywidget module asks of its model (get, set, on, off; no kernel to save
-to) and imports the module from the saved state (its ``_esm`` trait, a string, from a
-``blob:`` URL: it works from ``file://`` too, with no request leaving the page). Checked by
+Every page that holds widget state loads the book's views, once (``mha-views.js``, esbuild's
+bundle), and ``static/mha-anywidget-host.js`` (a few KB, ours; ``_config.yml``'s
+``nb_ipywidgets_js``, which myst-nb adds to such pages only). The host gives each view the
+little an anywidget module asks of its model (get, set, on, off; no kernel to save to) and
+draws it with the view the saved state names (``_mha_view``: static_widgets.py). Checked by
 the browser tests of the views (``tests/browser/test_heads_view.py``, ``test_mask_view.py``...)
 over http and from ``file://``.
 
-The host draws anywidget views only: not ipywidgets' core widgets (sliders, boxes...), nor a
-layout that sets a style, nor a module loaded from a URL. The site used to fall back to the
-ipywidgets HTML manager on such a page (1.9 MB of ``embed.js``; with anywidget, require.js
+The host draws the book's anywidget views only: not ipywidgets' core widgets (sliders,
+boxes...), nor a layout that sets a style. The site used to fall back to the ipywidgets HTML
+manager on such a page (1.9 MB of ``embed.js``; with anywidget, require.js
 and the manager's 2.8 MB AMD bundle). Once every widget of the book was an anywidget view no
 page reached that fallback, so it went, and with it the npm copies it needed: a page the host
 cannot serve fails the build here (``problems`` names each widget and why), instead of
@@ -25,7 +25,6 @@ shipping a page whose widgets never draw. Such a widget is to be written as an a
 from __future__ import annotations
 
 import json
-import re
 
 from sphinx.application import Sphinx
 from sphinx.errors import ExtensionError
@@ -46,9 +45,8 @@ def _model_problem(models: dict, m: dict) -> str | None:
     """Why the host cannot draw model ``m`` of a page's saved ``models``; None if it can."""
     if m["model_module"] != "anywidget":
         return "not an anywidget view: the site has no ipywidgets widget manager"
-    esm = m["state"].get("_esm")
-    if not isinstance(esm, str) or re.match(r"\s*https?://", esm):
-        return "its module is not inline (an _esm string, not a URL)"
+    if not isinstance(m["state"].get("_mha_view"), str):
+        return "its module is none of the book's views (static_widgets.py names them)"
     for name, value in m["state"].items():
         if isinstance(value, str) and value.startswith(MODEL_REF):
             ref = models.get(value.removeprefix(MODEL_REF))
@@ -60,8 +58,9 @@ def _model_problem(models: dict, m: dict) -> str | None:
 def problems(state: dict) -> list[str]:
     """What our host (static/mha-anywidget-host.js) cannot draw of a page's saved widget
     ``state``, one line a widget; [] when it can draw them all. It draws anywidget models
-    with their module inline (an ``_esm`` string, not a URL) that refer to no model but a
-    blank layout; blank layouts need nothing."""
+    whose module is one of the book's views (``_mha_view``, which static_widgets.py writes in
+    place of the module's text) that refer to no model but a blank layout; blank layouts need
+    nothing."""
     models = state["state"]
     out = []
     for model_id, m in models.items():

@@ -54,10 +54,8 @@ The figures (matplotlib), one module per subject:
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:
       views.html       the views' shared style sheet (STYLE)
-      views.expected   expected values by view type (the numbers the browser tests check)
-      views.explorer   the heads view's rows/heads/concat panels' expected values
-      views.cost       the cost panel's expected values: parameters and multiply-adds
-      views.trained    the trained explorer's labels, vocabulary message, expected values
+      views.anywidgets the views' base class (View) and their esbuild-bundled modules
+      views.trained    the trained explorer's labels and vocabulary message
       views.trained_view  chapters 2 and 5's trained explorer (every stored run, any
                        sentence, heads on/off), computed in the browser (an anywidget)
       views.grouped    the key/value-groups slider: what sharing keys and values saves,

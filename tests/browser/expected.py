@@ -2,36 +2,31 @@
 
 Every view is ``<div class="mha-view" data-view="NAME" data-...>`` and every number it shows
 is an element with ``data-key`` and ``data-value``. Given the view's ``data-*`` attributes
-(names without ``data-``, hyphens as underscores, values as strings), the chapter authors'
-code recomputes the numbers with ``mha.views.expected.expected(view, **attrs)``, the registry of
-view types that the ``mha`` modules fill with ``@register_expected`` (every module of ``mha.views``
-is imported so each registers its view types). ``None`` means the view type has no
-registered expectation, which :func:`compare` reports when the view shows numbers.
+(names without ``data-``, hyphens as underscores, values as strings), the test oracles
+recompute the numbers by another route (``tests.oracles.expected(view, **attrs)``). ``None``
+means the view type has no oracle, which :func:`compare` reports when the view shows
+numbers.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import pkgutil
 from collections.abc import Callable
 from html.parser import HTMLParser
+
+from tests import oracles
 
 Hook = Callable[[dict[str, str]], "dict[str, float | str] | None"]
 
 
 def hook() -> Hook:
-    """The function that recomputes a view's numbers with mha's registry of view types."""
-    views = importlib.import_module("mha.views")
-    for mod in pkgutil.iter_modules(views.__path__):  # each module registers its view types
-        importlib.import_module(f"mha.views.{mod.name}")
-    widgets = importlib.import_module("mha.views.expected")
+    """The function that recomputes a view's numbers with the test oracles (tests/oracles.py)."""
 
-    def via_registry(attrs: dict[str, str]) -> dict[str, float] | None:
+    def via_oracles(attrs: dict[str, str]) -> dict[str, object] | None:
         rest = {k: v for k, v in attrs.items() if k != "view"}
-        return widgets.expected(attrs.get("view", ""), **rest)
+        return oracles.expected(attrs.get("view", ""), **rest)
 
-    return via_registry
+    return via_oracles
 
 
 def _decimals_tolerance(shown: str) -> float:
@@ -48,8 +43,8 @@ def compare(
     if expected is None:
         if cells:
             return [
-                f"{where}: view type {attrs.get('view')!r} shows {len(cells)} numbers but mha "
-                "registers no expected values for it"
+                f"{where}: view type {attrs.get('view')!r} shows {len(cells)} numbers but "
+                "there is no oracle for it (tests/oracles.py)"
             ]
         return []
     # Every number the view shows must be recomputed and agree; numbers mha computes for

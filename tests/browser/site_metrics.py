@@ -35,7 +35,12 @@ trip is counted):
   third on this 2-core machine;
 * ``page_bytes``: the page and everything it loaded (uncompressed, as served);
 * ``page_gzip_bytes``: the same files gzip-compressed (level 6), as a static host that
-  compresses its responses would transfer them.
+  compresses its responses would transfer them;
+* ``module_repeated_bytes``: the view-module text a page carries more than once (issue 37's
+  goal is 0): the page's view modules are every widget's ``_esm`` string in its widget state
+  (one per widget) and every JavaScript file it loaded from the site that is an ES module (a
+  line starting ``export``); a line (stripped, 20 characters or more) found in k of them
+  counts k - 1 times. Line-based: repeats inside one minified line are not seen.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -156,6 +162,48 @@ def gzip_bytes(site: Path, urls: list[str]) -> int:
     return total
 
 
+STATE_RE = re.compile(
+    r'<script type="application/vnd\.jupyter\.widget-state\+json">(.*?)</script>', re.S
+)
+ES_MODULE = re.compile(r"^export ", re.M)
+
+
+def _esm_strings(value) -> list[str]:
+    """Every string under an ``_esm`` key of a widget state (nested dicts and lists)."""
+    if isinstance(value, dict):
+        return [
+            s
+            for k, v in value.items()
+            for s in ([v] if k == "_esm" and isinstance(v, str) else _esm_strings(v))
+        ]
+    return [s for v in value for s in _esm_strings(v)] if isinstance(value, list) else []
+
+
+def page_modules(site: Path, rel: str, urls: list[str]) -> list[str]:
+    """The view modules of page ``rel``: its widgets' ``_esm`` strings, then the ES-module
+    JavaScript files among ``urls`` (paths on the server) that the site holds."""
+    html = (site / rel).read_text(encoding="utf-8")
+    texts = [s for state in STATE_RE.findall(html) for s in _esm_strings(json.loads(state))]
+    for url in urls:
+        path = site / unquote(urlsplit(url).path.lstrip("/"))
+        if path.suffix in {".js", ".mjs"} and path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if ES_MODULE.search(text):
+                texts.append(text)
+    return texts
+
+
+def repeated_bytes(texts: list[str], shortest: int = 20) -> int:
+    """Bytes of the lines (stripped, ``shortest`` characters or more) that are in more than
+    one of ``texts``: a line in k texts counts k - 1 times."""
+    seen: dict[str, int] = {}
+    for text in texts:
+        for line in {x.strip() for x in text.splitlines()}:
+            if len(line) >= shortest:
+                seen[line] = seen.get(line, 0) + 1
+    return sum((k - 1) * len(line.encode()) for line, k in seen.items())
+
+
 def _measure_page(
     ctx, base: str, rel: str, presses: int, site: Path = harness.SITE, loads: int = 3
 ) -> dict:
@@ -218,6 +266,9 @@ def _measure_page(
         "step_work_ms": work,
         "page_bytes": w["doc"] + sum(r[1] for r in resources),
         "page_gzip_bytes": gzip_bytes(site, ["/" + rel, *(url for url, _ in resources)]),
+        "module_repeated_bytes": repeated_bytes(
+            page_modules(site, rel, [url for url, _ in resources])
+        ),
         "requests": 1 + len(resources),
         "largest_assets": resources[:5],
         "problems": log.problems(),
@@ -281,6 +332,7 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "load_avg_1min": [load_before, os.getloadavg()[0]],
         "max_page_bytes": heaviest["page_bytes"],
         "max_page_gzip_bytes": max(p["page_gzip_bytes"] for p in per_page),
+        "module_repeated_bytes_max": max(p["module_repeated_bytes"] for p in per_page),
         "max_page": heaviest["page"],
         "max_page_largest_assets": heaviest["largest_assets"],
         "problems": [f"{p['page']}: {x}" for p in per_page for x in p["problems"]],

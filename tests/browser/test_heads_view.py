@@ -2,14 +2,13 @@
 
 On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py):
 
-* the page makes no request that leaves the site, logs no error, and every heads view is live
-  (the static first view handed over exactly);
-* the views show before any script runs (JavaScript off), with mha's numbers, their controls
-  hidden under one line saying that they need JavaScript;
+* (that the page loads from the site alone, logs no error, hands every static first view
+  over exactly, and shows its views before any script runs, controls inert: one test
+  for every widget page, test_static_views.py)
 * moving each control by keyboard (every range control to a neighbour, its end and its start;
   the word select; the seed box, when the module draws random heads for any seed) changes the
   numbers, and every number shown equals what ``mha`` computes in torch for the view's data-*
-  attributes (explorer.py's expected_rows/heads/concat, cost.py's expected_cost, through
+  attributes (tests/oracles.py's expected_rows/heads/concat/cost, through
   expected.py), in every panel;
 * the controls have visible labels, announce their values (aria-valuetext) and show a focus ring;
 * chapter 2's h x d_k view, set through its controls to random settings (h, d_k, seed, word,
@@ -52,35 +51,6 @@ def _problems(page, rel: str) -> tuple[list[str], list[str]]:
 
 # (rel, page, log, left): a chapter loaded over http or from file://, widgets rendered.
 chapter = harness.chapter_fixture(PAGES)
-
-
-def test_loads_from_the_site_alone_and_renders_live(chapter):
-    rel, page, log, left = chapter
-    assert left == [], f"requests leaving the site: {left}"
-    assert log.problems() == [], "\n".join(log.problems())
-    handover = harness.takeovers(page, HOST)
-    assert handover == ["exact"] * len(handover) and handover, f"handed over by {handover}"
-    problems, seen = _problems(page, rel)
-    assert seen == PAGES[rel] and problems == [], problems[:10]
-
-
-@pytest.mark.parametrize("rel", PAGES)
-def test_the_views_show_before_scripts_run(playwright, base_url, rel):
-    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
-        harness.guard(ctx)
-        page = ctx.new_page()
-        page.goto(base_url + rel, wait_until="load")
-        problems, seen = _problems(page, rel)
-        assert seen == PAGES[rel] and problems == [], problems[:10]
-        n = page.locator(f"{HOST} fieldset").count()
-        inert = page.locator(f"{HOST} fieldset[inert]").count()
-        assert n and inert == n, "static controls not inert"
-        hidden = page.locator(f"{HOST} fieldset").evaluate_all(
-            "(fs) => fs.every((f) => f.offsetParent === null)"
-        )
-        assert hidden, "controls that would do nothing are shown"
-        notes = page.locator(f"{HOST} noscript p").all_inner_texts()
-        assert len(notes) == n and all("need JavaScript" in t for t in notes), notes
 
 
 def _attrs(page) -> list[dict]:

@@ -3,9 +3,9 @@
 On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py:
 the site's own anywidget host imports the view's module from the page itself):
 
-* the page makes no request that leaves the site (over http: none but to 127.0.0.1; from
-  file://: none but file:, data: and blob:), and logs no error;
-* the view shows before any script runs (JavaScript off), with mha's numbers;
+* (that the page loads from the site alone, logs no error, hands every static first view
+  over exactly, and shows its views before any script runs, controls inert: one test
+  for every widget page, test_static_views.py)
 * moving each control by keyboard (the mask's radio buttons, the window's width, the
   number of filler words) changes the numbers, and every number shown equals what ``mha``
   computes in torch for the view's data-* attributes (``mha.views.mask_view.
@@ -44,30 +44,6 @@ def _problems(page) -> list[str]:
 # (rel, page, log, left): chapter 6 loaded over http or from file://, widgets rendered; its
 # log of errors; ``left``, the requests that left the site.
 chapter6 = harness.chapter_fixture([REL])
-
-
-def test_loads_from_the_site_alone_and_renders_live(chapter6):
-    _, page, log, left = chapter6
-    assert left == [], f"requests leaving the site: {left}"
-    assert log.problems() == [], "\n".join(log.problems())
-    assert page.locator(VIEW).count() == 1, "no live mask view"
-    (takeover,) = harness.takeovers(page, VIEW)
-    assert takeover == "exact", f"the static first view handed over by {takeover!r}"
-    assert _problems(page) == []
-
-
-def test_the_view_shows_before_scripts_run(playwright, base_url):
-    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
-        harness.guard(ctx)
-        page = ctx.new_page()
-        page.goto(base_url + REL, wait_until="load")
-        views = [v for v in harness.visible_views(page) if v["attrs"].get("view") == "mask"]
-        assert len(views) == 1 and views[0]["cells"], "no mask view without JavaScript"
-        assert views[0]["attrs"]["mask"] == "causal"
-        assert page.locator(f"{VIEW} fieldset[inert]").count() == 1, "static controls not inert"
-        assert page.locator(f"{VIEW} fieldset").is_hidden(), "dead controls shown"
-        assert "need JavaScript" in page.locator(f"{VIEW} noscript p").inner_text()
-        assert _problems(page) == []
 
 
 def _attrs(page) -> dict:

@@ -3,10 +3,14 @@ no JavaScript, its numbers are right, it is the view the live widget then shows,
 live widget replaces it with no visible change.
 
 * Without JavaScript, each widget view script of a page has a static copy before it, whose
-  visible views show the numbers that ``mha`` recomputes (expected.py), and those views are
-  the ones the live widgets show once our host has drawn them (same data-* attributes
-  and numbers, in the same order).
-* With JavaScript, every static copy hands over to its live widget and they match
+  visible views are the page's (VIEWS) and show the numbers that ``mha`` recomputes
+  (expected.py), every control inert and hidden under a line saying the view needs
+  JavaScript; and those views and controls are the ones the live
+  widgets show once our host has drawn them (same data-* attributes and numbers, in the
+  same order), at the settings OPENS_AT lists.
+* With JavaScript, over http and from ``file://``, the page makes no request that leaves the
+  site (over http: none but to 127.0.0.1; from file://: none but file:, data: and blob:),
+  logs no error, and every static copy hands over to its live widget and they match
   (``data-mha-takeover="exact"``, set by static/mha-anywidget-host.js).
 * Pixels: each widget output, screenshotted while the static copy shows and after the live
   widget replaced it, in the same page load (the host's renderer held back until the
@@ -16,6 +20,7 @@ live widget replaces it with no visible change.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 
@@ -37,39 +42,100 @@ COPIES_JS = """
 """
 
 
+# Every widget page: the views it shows, in page order (their data-view), and the attributes
+# some open at. Each view's own test file moves its controls.
+VIEWS = {
+    "notebooks/01_one_budget.html": ["budget", "rows", "heads", "scaling", "exercise"],
+    "notebooks/02_run_it_again.html": ["rows", "cost", "trained-metrics", "trained-rows"],
+    "notebooks/03_splitting_the_cost.html": ["cost", "cost", "grouped-cost"],
+    "notebooks/04_putting_heads_back_together.html": ["concat"],
+    "notebooks/05_what_heads_learn.html": ["trained-metrics", "trained-rows", "training-steps"],
+    "notebooks/06_what_comes_next.html": ["mask"],
+}
+OPENS_AT = {  # page: {view: the data-* attributes it opens with}
+    "notebooks/02_run_it_again.html": {
+        "trained-rows": {"sentence": "the cat chased the mouse", "word": "2"}
+    },
+    "notebooks/05_what_heads_learn.html": {
+        "trained-rows": {"sentence": "the grey cat chased the small mouse", "word": "3"}
+    },
+    "notebooks/06_what_comes_next.html": {"mask": {"mask": "causal"}},
+}
+# Every control of the widgets, in page order: (tag, type, data-control, value, whether an
+# inert element holds it). (A radio group's name is made unique per page: not compared.)
+CONTROLS_JS = """
+() => Array.from(document.querySelectorAll(
+    '.widget-subarea :is(input, select, button, textarea)')).map((e) => [
+  e.tagName, e.type || '', e.dataset.control || '', e.value, !!e.closest('[inert]'),
+  e.checkVisibility(), /need JavaScript/.test(
+    e.closest('.widget-subarea').querySelector('noscript p')?.textContent ?? '')])
+"""
+
+
 @pytest.fixture(scope="module")
-def no_js(playwright):
+def without_js(playwright, base_url):
+    """without_js(rel) -> (static copies found, views, controls, the views' mismatches with
+    mha's numbers) of page ``rel`` loaded with JavaScript off; each page is loaded once for
+    the module."""
+    seen: dict[str, tuple] = {}
     with harness.browser_context(
         playwright, viewport={"width": 1280, "height": 900}, java_script_enabled=False
     ) as ctx:
         harness.guard(ctx)
-        yield ctx
+
+        def load(rel: str) -> tuple:
+            if rel not in seen:
+                page = ctx.new_page()  # (chromium refuses its scripts: no log to check)
+                try:
+                    page.goto(base_url + rel, wait_until="load")
+                    views = json.loads(page.evaluate(VIEWS_JS))
+                    problems, _ = expected.view_problems(
+                        page, rel, {attrs["view"] for attrs, _ in views}
+                    )
+                    copies, controls = page.evaluate(COPIES_JS), page.evaluate(CONTROLS_JS)
+                    seen[rel] = (copies, views, controls, problems)
+                finally:
+                    page.close()
+            return seen[rel]
+
+        yield load
 
 
-@pytest.mark.parametrize("rel", WIDGET_PAGES)
-def test_first_views_show_without_javascript_and_are_the_live_ones(rel, base_url, no_js, open_page):
-    page = no_js.new_page()  # (chromium refuses its scripts: no log to check)
-    try:
-        page.goto(base_url + rel, wait_until="load")
-        copies = page.evaluate(COPIES_JS)
-        static = json.loads(page.evaluate(VIEWS_JS))
-    finally:
-        page.close()
+# (rel, page, log, left): a widget page loaded over http or from file://, widgets live.
+chapter = harness.chapter_fixture(WIDGET_PAGES)
+
+
+def test_first_views_show_without_javascript_and_are_the_live_ones(chapter, without_js):
+    """Without JavaScript, the page holds the views listed in VIEWS, with mha's numbers and
+    their controls inert; over http and from file://, the page makes no request that leaves
+    the site and logs no error, every static copy hands over exactly, and the live views
+    and controls are the static ones, at the settings OPENS_AT lists."""
+    rel, page, log, left = chapter
+    assert rel in VIEWS, f"{rel}: a widget page that VIEWS does not list"
+    copies, static, controls, problems = without_js(rel)
     assert copies and all(copies), f"{rel}: widget views without a static copy: {copies}"
-    assert static, f"{rel}: no view shows without JavaScript"
-    hook, problems = expected.hook(), []
-    for attrs, cells in static:
-        want = hook({expected.attr_name("data-" + k): v for k, v in attrs.items()})
-        problems += expected.compare(rel, attrs, {c["key"]: c["value"] for c in cells}, want)
-    live_page = open_page(rel).page
-    live = json.loads(live_page.evaluate(VIEWS_JS))
-    takeovers = live_page.evaluate(
+    assert [attrs["view"] for attrs, _ in static] == VIEWS[rel], static
+    assert problems == [], "\n".join(problems[:20])
+    assert controls and all(c[4] for c in controls), f"{rel}: controls not inert"
+    # with JavaScript off the controls, which would do nothing, are hidden, and each view
+    # says in one line that they need JavaScript (its <noscript>)
+    assert not any(c[5] for c in controls), f"{rel}: controls shown without JavaScript"
+    assert all(c[6] for c in controls), f"{rel}: a view does not say it needs JavaScript"
+
+    assert left == [], f"requests leaving the site: {left}"
+    assert log.problems() == [], "\n".join(log.problems())
+    takeovers = page.evaluate(
         "() => Array.from(document.querySelectorAll('.widget-subarea'))"
         ".map((e) => e.getAttribute('data-mha-takeover'))"
     )
-    assert problems == [], "\n".join(problems[:20])
+    assert len(takeovers) == len(copies) and set(takeovers) == {"exact"}, takeovers
+    live = json.loads(page.evaluate(VIEWS_JS))
     assert static == live, f"{rel}: the first views without JavaScript are not the live ones"
-    assert takeovers and set(takeovers) == {"exact"}, f"{rel}: takeovers {takeovers}"
+    live_controls = [c[:4] for c in page.evaluate(CONTROLS_JS)]
+    assert live_controls == [c[:4] for c in controls], f"{rel}: the live controls differ"
+    for view, attrs in OPENS_AT.get(rel, {}).items():
+        (first, *_) = [a for a, _ in live if a["view"] == view]
+        assert {k: first.get(k) for k in attrs} == attrs, f"{rel} {view}: opens at {first}"
 
 
 SCREENS = {
@@ -175,16 +241,27 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
         page.close()
 
 
+@pytest.fixture(scope="module")
+def screens(playwright):
+    """{screen: its chromium context} for SCREENS, each launched once for the module."""
+    with contextlib.ExitStack() as stack:
+        contexts = {
+            name: stack.enter_context(harness.browser_context(playwright, **args))
+            for name, args in SCREENS.items()
+        }
+        for ctx in contexts.values():
+            harness.guard(ctx)
+        yield contexts
+
+
 @pytest.mark.parametrize("screen", SCREENS)
 @pytest.mark.parametrize("rel", WIDGET_PAGES)
 def test_the_live_widget_replaces_its_static_copy_pixel_for_pixel(
-    rel, screen, base_url, playwright, tmp_path
+    rel, screen, base_url, screens, tmp_path
 ):
     from PIL import Image, ImageChops
 
-    with harness.browser_context(playwright, **SCREENS[screen]) as ctx:
-        harness.guard(ctx)
-        before, after, takeovers = _static_then_live(ctx, base_url + rel)
+    before, after, takeovers = _static_then_live(screens[screen], base_url + rel)
     assert before and len(before) == len(after), f"{rel}: {len(before)} vs {len(after)} widgets"
     assert set(takeovers) == {"exact"}, f"{rel} ({screen}): takeovers {takeovers}"
     for i, (a, b) in enumerate(zip(before, after, strict=True)):

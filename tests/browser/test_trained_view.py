@@ -2,15 +2,15 @@
 
 On the built site served over http AND opened from ``file://``:
 
-* the page makes no request that leaves the site, logs no error, and the view is live (the
-  static first view handed over exactly);
-* the view shows before any script runs (JavaScript off), with torch's numbers;
+* (that the page loads from the site alone, logs no error, hands every static first view
+  over exactly, and shows its views before any script runs, controls inert: one test
+  for every widget page, test_static_views.py)
 * by keyboard alone: the setting (radio buttons, every setting, in order, labels whole),
   the seed (range: its end, its start, a neighbour), a typed sentence (Enter), an unknown
   word (a one-line message naming the vocabulary, over the last sentence that could be
   read), the word, and a head switched off (Space)
   each change the view, and every number shown, the read-out's answer included, equals what
-  mha.views.trained's expected_rows/expected_metrics compute in torch (heads off by zeroing
+  tests/oracles.py's expected_trained_rows/metrics compute in torch (heads off by zeroing
   their rows of W_o);
 * a permalink opens the view at its settings, and the link follows the controls;
 * with six heads the view is taller than the window, and its controls stay in sight;
@@ -46,31 +46,6 @@ chapter = harness.chapter_fixture(PAGES)
 
 def _rows(page) -> dict:
     return next(a for a in _problems(page, "")[1] if a["view"] == "trained-rows")
-
-
-def test_loads_from_the_site_alone_and_renders_live(chapter):
-    rel, page, log, left = chapter
-    assert left == [], f"requests leaving the site: {left}"
-    assert log.problems() == [], "\n".join(log.problems())
-    handover = harness.takeovers(page, HOST)
-    assert handover == ["exact"], f"handed over by {handover}"
-    problems, seen = _problems(page, rel)
-    assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
-    assert (seen[1]["sentence"], seen[1]["word"]) == PAGES[rel] and problems == [], problems[:10]
-
-
-@pytest.mark.parametrize("rel", PAGES)
-def test_the_view_shows_before_scripts_run(playwright, base_url, rel):
-    with harness.browser_context(playwright, java_script_enabled=False) as ctx:
-        harness.guard(ctx)
-        page = ctx.new_page()
-        page.goto(base_url + rel, wait_until="load")
-        problems, seen = _problems(page, rel)
-        assert [a["view"] for a in seen] == ["trained-metrics", "trained-rows"]
-        assert problems == [], problems[:10]
-        assert page.locator(f"{HOST} fieldset.mha-controls[inert]").count() == 1
-        assert page.locator(f"{HOST} fieldset.mha-controls").is_hidden()
-        assert page.locator(f"{HOST} noscript p").inner_text().startswith("This view's controls")
 
 
 def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chapter):

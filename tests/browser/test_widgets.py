@@ -3,9 +3,10 @@
 Every widget of the built site is an anywidget view (its module computes what it shows from
 small inputs), none an ipywidgets control over precomputed views: so every page loads our
 own small host instead of the HTML manager (book/_ext/widget_loader.py; test_pages.py checks
-what each page loads). Each view's own browser tests move its controls and check its numbers:
-test_heads_view.py, test_slider_views.py, test_trained_view.py, test_mask_view.py and
-test_exercise_view.py.
+what each page loads). test_static_views.py loads every widget page (without JavaScript, then
+live over http and from file://); each view's own browser tests move its controls and check
+its numbers: test_heads_view.py, test_slider_views.py, test_trained_view.py, test_mask_view.py
+and test_exercise_view.py.
 """
 
 from __future__ import annotations
@@ -44,3 +45,16 @@ def test_every_widget_is_a_view_computed_in_the_browser(rel, site):
     models = json.loads(found.group(1))["state"].values()
     kinds = {(m["model_module"], m["model_name"]) for m in models}
     assert kinds <= {("anywidget", "AnyModel"), ("@jupyter-widgets/base", "LayoutModel")}, kinds
+
+
+@pytest.mark.parametrize("rel", WIDGET_PAGES)
+def test_a_page_loads_the_views_once_and_its_state_carries_no_module(rel, site):
+    """The page's saved state names each widget's view (static_widgets.py); the views come
+    from one script, _static/mha-views.js, whatever the number of widgets."""
+    html = (site / rel).read_text(encoding="utf-8")
+    found = STATE_RE.search(html)
+    models = [m["state"] for m in json.loads(found.group(1))["state"].values()]
+    views = [s for s in models if "_view_module" in s and s["_view_module"] == "anywidget"]
+    assert views and all("_esm" not in s and s["_mha_view"].endswith("_view") for s in views)
+    assert len(re.findall(r'<script src="[^"]*_static/mha-views\.js\b', html)) == 1
+    assert "export default" not in found.group(1)  # no module text in the state

@@ -19,9 +19,11 @@
  * 2. the model: get(name); set(name, value), which fires "change:name" then "change" at
  *    once when the value changed, as the manager's Backbone models do; save_changes() and
  *    send() do nothing (no kernel); on(event, callback) and off(event, callback);
- * 3. the widget's module (its _esm trait, a string) is imported from a blob: URL, as
- *    anywidget does (it works from file:// too, and no request leaves the page), once per
- *    distinct module; its default export (an object, or a function returning one) gives
+ * 3. the widget's module: the page's saved state names its view (_mha_view, "budget_view"...:
+ *    book/_ext/static_widgets.py), which the page's one copy of every view gives
+ *    (_static/mha-views.js, loaded before this script: a classic script that sets mhaViews,
+ *    built by esbuild from src/mha/views/static; Chromium runs no module script from a
+ *    file:// page). Its default export (an object, or a function returning one) gives
  *    initialize({model}) (optional) and render({model, el});
  * 4. once drawn, the live view takes the place of the view's static first view (drawn at
  *    build time by the same module: book/_ext/static_widgets.py, div.mha-static-widget, its
@@ -80,19 +82,17 @@
     return model;
   }
 
-  var modules = new Map(); // module text -> Promise of its widget definition
-  function widgetOf(esm) {
-    if (!modules.has(esm)) {
-      var url = URL.createObjectURL(new Blob([esm], { type: "text/javascript" }));
-      modules.set(
-        esm,
-        import(url).then(function (mod) {
-          var def = mod.default || mod;
-          return typeof def === "function" ? def() : def;
-        }),
-      );
+  var widgets = new Map(); // view name -> its widget definition
+  function widgetOf(name) {
+    var views = window.mhaViews || {};
+    if (!Object.hasOwn(views, name)) {
+      throw new Error("no view " + name + " in mha-views.js");
     }
-    return modules.get(esm);
+    if (!widgets.has(name)) {
+      var def = views[name].default || views[name];
+      widgets.set(name, typeof def === "function" ? def() : def);
+    }
+    return widgets.get(name);
   }
 
   function renderOne(script, models) {
@@ -104,16 +104,15 @@
     var state = Object.assign({}, saved.state);
     var el = document.createElement("div");
     el.className = "widget-subarea";
-    return widgetOf(state._esm).then(function (widget) {
-      var model = makeModel(state);
-      return Promise.resolve(widget.initialize && widget.initialize({ model: model }))
-        .then(function () {
-          return widget.render({ model: model, el: el });
-        })
-        .then(function () {
-          takeOver(script, el);
-        });
-    });
+    var widget = widgetOf(state._mha_view);
+    var model = makeModel(state);
+    return Promise.resolve(widget.initialize && widget.initialize({ model: model }))
+      .then(function () {
+        return widget.render({ model: model, el: el });
+      })
+      .then(function () {
+        takeOver(script, el);
+      });
   }
 
   // ---- The static first view hands over to the live view (4) ----

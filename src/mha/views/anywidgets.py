@@ -1,20 +1,19 @@
-"""What the book's anywidget views share: their ES module as one text, and their inputs.
+"""What the book's anywidget views share: their base class, its traits and their modules.
 
-A view's module (``static/<view>.mjs``) imports the maths (``static/mha_views.mjs``) and the
-HTML pieces (``static/view_html.mjs``) by relative ``import {...} from "./x.mjs";`` lines.
-The widget's ES module travels in the saved widget state (anywidget's ``_esm``, a string), so
-the site needs no server and no network: :func:`esm` inlines every imported module, each
-once, dependencies first, in place of the import lines, and drops the comment lines. The
-modules then share one scope, so their top-level names must differ; :func:`esm` checks that
-each imported name is exported.
+Each view is drawn by an ES module of ``static/`` (``static/<view>.mjs``), which imports the
+maths (``static/mha_views.mjs``) and the HTML pieces (``static/view_html.mjs``). esbuild
+bundles each view into one self-contained module, ``dist/<view>.js`` (``npm run build``, which
+``make book``, ``make lab`` and ``make test`` run: ``build.mjs``): the widget's ``_esm``, a
+path that anywidget reads, as JupyterLab and Colab need. The site serves every view once, in
+``book/_ext/static/mha-views.js``, and its pages' saved widget state names the view instead of
+carrying its module (book/_ext/static_widgets.py).
 """
 
 from __future__ import annotations
 
 import importlib.resources
 import itertools
-import re
-from functools import cache
+from pathlib import Path
 
 import anywidget
 import traitlets
@@ -22,60 +21,7 @@ import traitlets
 from mha.style import _HEX, text_on
 from mha.views.html import STYLE
 
-STATIC = importlib.resources.files("mha.views") / "static"
-IMPORT = re.compile(r'^import \{([^}]*)\} from "\./([\w.-]+\.mjs)";\n', re.M)
-OTHER_IMPORT = re.compile(r"^\s*import\b", re.M)
-
-
-def _text(name: str) -> str:
-    return (STATIC / name).read_text(encoding="utf-8")
-
-
-def _inline(name: str, done: list[str], stack: tuple[str, ...]) -> str:
-    """``name``'s text after the modules it imports (each once, in ``done``), imports dropped."""
-    if name in stack:
-        raise ValueError(f"import cycle: {' -> '.join((*stack, name))}")
-    text, parts = _text(name), []
-    for names, dep in IMPORT.findall(text):
-        dep_text = _text(dep)
-        for wanted in (n.strip() for n in names.split(",") if n.strip()):
-            if not re.search(rf"^export (?:function|const|let|class) {wanted}\b", dep_text, re.M):
-                raise ValueError(f"{name} imports {wanted} from {dep}, which does not export it")
-        if dep not in done:
-            parts.append(_inline(dep, done, (*stack, name)))
-    body = IMPORT.sub("", text)
-    if OTHER_IMPORT.search(body):
-        raise ValueError(f'{name}: only `import {{...}} from "./x.mjs";` lines can be inlined')
-    done.append(name)
-    return "\n".join([*parts, body])
-
-
-def _without_comments(text: str) -> str:
-    """``text`` without its whole-line comments (``// ...`` lines and ``/* ... */`` blocks that
-    take whole lines), outside template literals: the module travels in every page that shows
-    the view, and its comments are for the repository's readers. A block comment that ends
-    before the end of its line is refused, so that no code is ever dropped with it."""
-    kept, in_block, in_template = [], False, False
-    for number, line in enumerate(text.split("\n"), 1):
-        s = line.strip()
-        if in_block or (not in_template and s.startswith("/*")):
-            if "*/" in s and not s.endswith("*/"):
-                raise ValueError(f"line {number}: code after a block comment: {line!r}")
-            in_block = "*/" not in s[2 if not in_block else 0 :]
-            continue
-        if not in_template and s.startswith("//"):
-            continue
-        kept.append(line)
-        if len(re.findall(r"(?<!\\)`", line)) % 2:
-            in_template = not in_template
-    return "\n".join(kept)
-
-
-@cache
-def esm(name: str) -> str:
-    """``static/<name>`` with every module it imports inlined, whole-line comments dropped:
-    one ES module, as text."""
-    return _without_comments(_inline(name, [], ()))
+DIST = Path(str(importlib.resources.files("mha.views") / "dist"))
 
 
 def palette() -> list[list[str]]:
@@ -97,17 +43,32 @@ def next_link(prefix: str) -> str:
     return f"{prefix}-{next(_LINKS.setdefault(prefix, itertools.count(1)))}"
 
 
-class SliderView(anywidget.AnyWidget):
-    """Base of the small views drawn by ``static/slider_view.mjs`` (budget, scaling, groups,
-    training steps): the book's view styles and weight colours, and ``link``, the view's name
-    in the page's URL fragment (a permalink on the site). Subclasses set ``_esm`` and their
-    own traits."""
+class View(anywidget.AnyWidget):
+    """Base of every view of the book: its module, ``dist/<module>.js`` (``class
+    BudgetView(View, module="budget_view", link="budget")``); the book's view styles
+    (``view_css``) and weight colours (``palette``); and ``link``, the view's name in the
+    page's URL fragment (a permalink on the site), by default ``<link>-N`` for the N-th view
+    of its kind (:func:`next_link`). Subclasses add their own traits."""
 
     palette = traitlets.List().tag(sync=True)
     view_css = traitlets.Unicode().tag(sync=True)
     link = traitlets.Unicode("").tag(sync=True)
 
+    def __init_subclass__(cls, module: str = "", link: str = "", **kwargs: object) -> None:
+        if module:
+            cls.module, cls.link_prefix = module, link or module
+            if (DIST / f"{module}.js").is_file():  # anywidget reads it (anywidget's FileContents)
+                cls._esm = DIST / f"{module}.js"
+        super().__init_subclass__(**kwargs)
+
     def __init__(self, **kwargs: object) -> None:
+        if not hasattr(self, "_esm"):
+            raise FileNotFoundError(
+                f"{DIST / self.module}.js is not built: run `npm ci && npm run build` "
+                "(make book and make lab run it)"
+            )
         kwargs.setdefault("palette", palette())
         kwargs.setdefault("view_css", view_css())
+        if not kwargs.get("link"):
+            kwargs["link"] = next_link(self.link_prefix)
         super().__init__(**kwargs)

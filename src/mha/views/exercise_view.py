@@ -6,44 +6,35 @@ The head and the goals are :mod:`mha.exercise`'s: one column (``d_k = 1``), ``W^
 :data:`mha.exercise.VALUES`. The view (``static/exercise_view.mjs``) computes *chased*'s
 query, every word's key, *chased*'s scores and row in the reader's browser with
 ``static/mha_views.mjs``, and lists the goals with their status in words ("met", "not met"),
-announced to screen readers when one changes. :func:`expected_exercise` recomputes every
-number it shows, and each goal's status, in torch (:func:`mha.attention.single_head`), from
-the view's ``data-*`` attributes. book/_ext/widget_loader.py says how the site loads the
-module; book/_ext/static_widgets.py draws its first view in Node.
+announced to screen readers when one changes. The test oracle ``expected_exercise``
+(tests/oracles.py) recomputes every number it shows, and each goal's status, in torch
+(:func:`mha.attention.single_head`), from the view's ``data-*`` attributes.
+book/_ext/widget_loader.py says how the site loads the module; book/_ext/static_widgets.py
+draws its first view in Node.
 """
 
 from __future__ import annotations
 
-import itertools
-
-import anywidget
 import traitlets
 
 from mha import exercise, toy
-from mha.views import anywidgets
-from mha.views.expected import register_expected
-
-_NUMBERS = itertools.count(1)  # the exercise views made in this kernel (a page's, in order)
+from mha.views.anywidgets import View
 
 
-class ExerciseView(anywidget.AnyWidget):
+class ExerciseView(View, module="exercise_view", link="exercise"):
     """The exercise view. Inputs: X ``(n, d_model)``, its word labels, the named
     ``features`` (X's first columns), the controls' ``values``, the ``goals``
     (``[{words, at_least}]``), the query ``word``; the reader's settings: ``q_verb`` and
     ``k`` (five weights); ``link``, the view's name in the URL fragment."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("exercise_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     features = traitlets.List(traitlets.Unicode()).tag(sync=True)
     values = traitlets.List(traitlets.Float()).tag(sync=True)
     goals = traitlets.List().tag(sync=True)
-    palette = traitlets.List().tag(sync=True)
-    view_css = traitlets.Unicode().tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
     q_verb = traitlets.Float(exercise.START).tag(sync=True)
     k = traitlets.List(traitlets.Float(), [exercise.START] * exercise.N_FEATURES).tag(sync=True)
-    link = traitlets.Unicode("").tag(sync=True)
 
 
 def exercise_view(setting: exercise.Setting | None = None, link: str | None = None) -> ExerciseView:
@@ -58,39 +49,7 @@ def exercise_view(setting: exercise.Setting | None = None, link: str | None = No
         features=list(exercise.FEATURES),
         values=list(exercise.VALUES),
         goals=[{"words": list(g.words), "at_least": g.at_least} for g in exercise.GOALS],
-        palette=anywidgets.palette(),
-        view_css=anywidgets.view_css(),
         q_verb=s.q_verb,
         k=list(s.k),
-        link=link or f"exercise-{next(_NUMBERS)}",
+        link=link,
     )
-
-
-@register_expected("exercise")
-def expected_exercise(
-    qverb: str, kdeterminer: str, knoun: str, kverb: str, kagent: str, kprey: str, word: str
-) -> dict[str, float | str]:
-    """The numbers the exercise view shows for its data-* attributes, by torch: ``q``,
-    ``key-j``, ``s-j``, ``r-j``, ``pair``, ``rest``, ``sum``, and for goal ``g`` its status
-    ``goal-g`` ("met"/"not met") and its words' weights ``gG-J``."""
-    if int(word) != toy.CHASED:
-        raise ValueError(f"the exercise asks about chased (row {toy.CHASED}), got row {word}")
-    setting = exercise.Setting(
-        float(qverb), tuple(map(float, (kdeterminer, knoun, kverb, kagent, kprey)))
-    )
-    W_q, W_k = exercise.head(setting)  # (9, 1) each
-    q = float(toy.X[toy.CHASED] @ W_q[:, 0])  # chased's query
-    keys = toy.X @ W_k[:, 0]  # (5,)
-    row = exercise.chased_row(setting)  # (5,) by single_head
-    pair_words = sorted({j for g in exercise.GOALS for j in g.words})
-    pair = float(row[pair_words].sum())
-    out: dict[str, float | str] = {"q": q, "pair": pair, "sum": float(row.sum())}
-    out["rest"] = float(row.sum()) - pair
-    for j in range(len(toy.SENTENCE)):
-        out[f"key-{j}"] = float(keys[j])
-        out[f"s-{j}"] = q * float(keys[j])  # d_k = 1: no division
-        out[f"r-{j}"] = float(row[j])
-    for i, g in enumerate(exercise.GOALS):
-        out[f"goal-{i}"] = "met" if bool(exercise.met(row, g)) else "not met"
-        out.update({f"g{i}-{j}": float(row[j]) for j in g.words})
-    return out

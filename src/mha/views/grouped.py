@@ -14,64 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
 import traitlets
-from torch.nn.functional import scaled_dot_product_attention
 
-from mha.measure import FLOPS_PER_MAC, flops
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
-from mha.views.expected import register_expected
+from mha.views.anywidgets import View
 
 
-def _by_tensors(n: int, d_model: int, h: int, g: int) -> dict[str, int]:
-    """The view's rows (``GROUP_ROWS`` in groups_view.mjs) from shape-only tensors and
-    PyTorch's FLOP counter."""
-    d_k = d_model // h
-    X = torch.empty(n, d_model, device="meta")  # (n, d_model)
-    W_q = torch.empty(h, d_model, d_k, device="meta")  # (h, d_model, d_k)
-    W_k = torch.empty(g, d_model, d_k, device="meta")  # (g, d_model, d_k)
-    W_v = torch.empty(g, d_model, d_k, device="meta")  # (g, d_model, d_v)
-    Q = torch.einsum("nd,hdk->hnk", X, W_q)  # (h, n, d_k)
-    K = torch.einsum("nd,gdk->gnk", X, W_k)  # (g, n, d_k)
-    V = torch.einsum("nd,gdk->gnk", X, W_v)  # (g, n, d_v)
-
-    def macs(fn: object, *args: object, **kwargs: object) -> int:
-        return flops(fn, *args, **kwargs)["total"] // FLOPS_PER_MAC
-
-    out = {
-        "params_q": W_q.numel(),
-        "params_kv": W_k.numel() + W_v.numel(),
-        "projection_q": macs(torch.einsum, "nd,hdk->hnk", X, W_q),
-        "projection_kv": macs(torch.einsum, "nd,gdk->gnk", X, W_k)
-        + macs(torch.einsum, "nd,gdk->gnk", X, W_v),
-        "attend": macs(scaled_dot_product_attention, Q, K, V, enable_gqa=True),
-        "kv_cache": (K.numel() + V.numel()) // n,  # one key and one value per word
-    }
-    out["params"] = out["params_q"] + out["params_kv"]
-    out["macs"] = out["projection_q"] + out["projection_kv"] + out["attend"]
-    return out
-
-
-@register_expected("grouped-cost")
-def expected_grouped_cost(n: str, dmodel: str, h: str, g: str) -> dict[str, float]:
-    """Numbers a ``grouped-cost`` view shows, by another route: ``numel()`` of shape-only
-    tensors, and FLOPs counted by PyTorch on its own grouped attention (``enable_gqa``)."""
-    n_, d_model, h_, g_ = int(n), int(dmodel), int(h), int(g)
-    ours = _by_tensors(n_, d_model, h_, g_)
-    base = _by_tensors(n_, d_model, h_, h_)
-    out: dict[str, float] = dict(ours)
-    out.update({f"mha-{k}": v for k, v in base.items()})
-    out.update({f"ratio-{k}": ours[k] / base[k] for k in ours})
-    return out
-
-
-class GroupsView(SliderView):
+class GroupsView(View, module="groups_view", link="groups"):
     """The key/value-groups view (``static/groups_view.mjs``): the counts of a layer of ``h``
     query heads sharing ``g`` key/value heads next to ``g = h``, computed in the browser
     (``layerCost``). Inputs: ``n`` words, ``d_model``, ``h``; the ``groups`` offered."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("groups_view.mjs")).tag(sync=True)
     n = traitlets.Int().tag(sync=True)
     d_model = traitlets.Int().tag(sync=True)
     h = traitlets.Int().tag(sync=True)
@@ -99,5 +51,4 @@ def groups_view(
         h=h,
         groups=list(groups),
         g=start,
-        link=anywidgets.next_link("groups"),
     )

@@ -1,15 +1,15 @@
 """The heads of chapters 1 to 4: an anywidget whose browser side computes the views.
 
-The view (``static/heads_view.mjs``) draws the panels of :mod:`mha.views.explorer` (``rows``,
-``heads``, ``concat``, ``cost``) for the designed heads of :func:`mha.toy.designed_heads` and
+The view (``static/heads_view.mjs``) draws the panels ``rows``, ``heads``, ``concat`` and
+``cost`` for the designed heads of :func:`mha.toy.designed_heads` and
 for random heads of :func:`mha.toy.random_heads` at the ``h`` and ``d_k`` the reader picks,
 with native controls inside the module. While the designed heads are shown, the ``h`` and
 ``d_k`` sliders stand at theirs (3 and 3); moving a slider, or the seed, switches to random
 heads. The numbers are computed in the browser by
 ``static/mha_views.mjs``, the book's maths ported to JavaScript and checked against it; Python
 only sends the inputs (the sentence, weights, colours) as traits. Each panel keeps the views'
-``data-*`` contract, so :mod:`mha.views.explorer`'s ``expected_rows``/``heads``/``concat`` and
-:mod:`mha.views.cost`'s ``expected_cost`` recompute its numbers in torch.
+``data-*`` contract, so the test oracles (tests/oracles.py: ``expected_rows``/``heads``/
+``concat``/``cost``) recompute its numbers in torch.
 
 Random heads do not travel: the module draws them for any seed exactly as
 :func:`mha.toy.random_heads` does (``randomHeads`` in mha_views.mjs, with ``toy.RANDOM_SCALE``
@@ -20,20 +20,17 @@ draws its first view in Node.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 
-import anywidget
 import traitlets
 
 from mha import toy
 from mha.style import head_colour, text_on, tint
-from mha.views import anywidgets
+from mha.views.anywidgets import View
 
 PANELS = ("rows", "heads", "concat", "cost")
 WEIGHT_PANELS = ("rows", "heads", "concat")
 SOURCES = ("designed", "random")
-_NUMBERS = itertools.count(1)  # the views made in this kernel (a page's, in page order)
 
 
 def _weights(W: tuple) -> dict[str, list]:
@@ -46,7 +43,7 @@ def _tints() -> list[list[str]]:
     return [[tint(head_colour(i)), text_on(tint(head_colour(i)))] for i in range(9)]
 
 
-class HeadsView(anywidget.AnyWidget):
+class HeadsView(View, module="heads_view", link="heads"):
     """The heads view. Inputs: X ``(n, d_model)`` and its words; the designed heads
     (``{W_q, W_k, W_v}``, each ``(3, d_model, 3)``); ``scale``, the random heads' standard
     deviation; the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
@@ -54,15 +51,12 @@ class HeadsView(anywidget.AnyWidget):
     size the cost panel prices; ``link``, the view's name in the page's URL fragment
     (``#heads-1:h=4,dk=3,word=4``: a permalink on the site)."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("heads_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     designed = traitlets.Dict().tag(sync=True)
     scale = traitlets.Float(toy.RANDOM_SCALE).tag(sync=True)
-    palette = traitlets.List().tag(sync=True)
     head_tints = traitlets.List().tag(sync=True)
-    view_css = traitlets.Unicode().tag(sync=True)
     panels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     sources = traitlets.List(traitlets.Unicode()).tag(sync=True)
     h_values = traitlets.List(traitlets.Int()).tag(sync=True)
@@ -74,7 +68,6 @@ class HeadsView(anywidget.AnyWidget):
     d_k = traitlets.Int(3).tag(sync=True)
     seed = traitlets.Int(0, min=0).tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
-    link = traitlets.Unicode("").tag(sync=True)
 
 
 def heads_view(
@@ -91,7 +84,7 @@ def heads_view(
     source: str | None = None,
     link: str | None = None,
 ) -> HeadsView:
-    """The view over the toy sentence, with :class:`mha.views.explorer.Explorer`'s arguments.
+    """The heads view over the toy sentence.
 
     Args:
         h_values, d_k_values: the positions of the ``h`` and ``d_k`` sliders.
@@ -121,9 +114,7 @@ def heads_view(
         words=list(toy.SENTENCE),
         labels=list(toy.WORD_LABELS),
         designed=_weights(toy.designed_heads()) if "designed" in sources else {},
-        palette=anywidgets.palette(),
         head_tints=_tints(),
-        view_css=anywidgets.view_css(),
         panels=list(show),
         sources=[s for s in SOURCES if s in sources],
         h_values=list(h_values),
@@ -135,5 +126,5 @@ def heads_view(
         d_k=d_k,
         seed=seed,
         word=word,
-        link=link or f"heads-{next(_NUMBERS)}",
+        link=link,
     )

@@ -2,58 +2,30 @@
 
 An anywidget (:class:`ScalingView`) whose module, ``static/scaling_view.mjs``, draws the
 random head and computes the row in the reader's browser for every width and toggle the
-controls offer; :func:`expected_scaling` recomputes its numbers in torch, by another route.
+controls offer; the test oracle ``expected_scaling`` (tests/oracles.py) recomputes its
+numbers in torch, by another route.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
-import torch
 import traitlets
-from torch.distributions import Categorical
-from torch.nn.functional import scaled_dot_product_attention
 
 from mha import scaling, toy
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
-from mha.views.expected import register_expected
+from mha.views.anywidgets import View
 
 # The toggle's positions: (label, scaled).
 SCALED_OPTIONS: tuple[tuple[str, int], ...] = (("scores ÷ √d_k", 1), ("scores not divided", 0))
 
 
-@register_expected("scaling")
-def expected_scaling(dk: str, scaled: str, word: str, seed: str) -> dict[str, float]:
-    """Numbers a ``scaling`` view shows, by another route: PyTorch's attention with
-    ``scale=1`` for undivided scores (its default divides by ``sqrt(d_k)``) and the
-    identity as values, so that its output rows are the weights; the entropy from
-    ``torch.distributions.Categorical``; the lead of the largest score as the log
-    of the ratio of the two largest weights."""
-    d_k, w_i = int(dk), int(word)
-    W_q, W_k, _ = toy.random_heads(1, max(scaling.VIEW_WIDTHS), int(seed))  # (1, 9, 1024) each
-    Q, K = toy.X @ W_q[0, :, :d_k], toy.X @ W_k[0, :, :d_k]  # (5, d_k) each
-    eye = torch.eye(5, dtype=torch.float64)  # (5, 5): values that return the weights
-    scale = None if int(scaled) else 1.0
-    row = scaled_dot_product_attention(Q, K, eye, scale=scale)[w_i]  # (5,)
-    first, second = row.topk(2).values.tolist()
-    out = {f"w-{j}": float(row[j]) for j in range(5)}
-    out["max"] = first
-    out["entropy"] = float(Categorical(probs=row).entropy()) / math.log(2)
-    out["uniform"] = math.log2(5)
-    out["gap"] = math.log(first / second)
-    return out
-
-
-class ScalingView(SliderView):
+class ScalingView(View, module="scaling_view", link="scaling"):
     """The scaling view (``static/scaling_view.mjs``): ``word``'s row of the random head of
     ``seed`` cut to width ``d_k`` (:func:`mha.scaling.head_scores`), its scores divided by
     √d_k if ``scaled``, computed in the browser. Inputs: X ``(n, d_model)`` and its
     ``words``; ``scale``, the random heads' standard deviation; ``widest``, the width of the
     head drawn; the widths offered (``widths``) and the toggle's ``scaled_options``."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("scaling_view.mjs")).tag(sync=True)
     X = traitlets.List().tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     word = traitlets.Int(toy.CHASED).tag(sync=True)
@@ -83,5 +55,4 @@ def scaling_view(
         d_k=start,
         scaled_options=[list(o) for o in SCALED_OPTIONS],
         scaled=int(scaled),
-        link=anywidgets.next_link("scaling"),
     )

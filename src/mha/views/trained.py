@@ -21,23 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import torch
-
 from mha.training import (
     D_MODEL,
-    NOUNS,
     PAD,
-    SEEDS,
     SHOW,
     VOCAB,
-    encode,
-    reference,
-    split,
-    word_ids,
 )
-from mha.training.probe import SOLVED_AT
-from mha.training.store import load_state
-from mha.views.expected import register_expected
 
 # Where the trained explorer opens: three heads of width 4, the first seed.
 START_SETTING: tuple[int, int] = (3, 4)
@@ -90,52 +79,3 @@ def vocabulary_message(words: Sequence[str]) -> str | None:
 
 
 # --------------------------------------------------------- expected values, another route
-
-
-@register_expected("trained-rows")
-def expected_rows(
-    h: str, dk: str, seed: str, sentence: str, word: str, off: str = ""
-) -> dict[str, object]:
-    """Numbers a ``trained-rows`` view shows, from the stored weights via SDPA: every head's
-    row for ``word`` (``r{i}-{j}``) and full table (``w{i}-{r}-{c}``, rows the sentence's
-    words), and the read-out's answer with the heads ``off`` (space-separated, from 0)
-    switched off by zeroing their rows of ``W_o``, as :mod:`mha.training.ablation` does."""
-    state = load_state(int(h), int(dk), int(seed))
-    W_o = state["W_o"].clone()  # (h*d_k, d_model)
-    for i in (int(x) for x in off.split()):
-        W_o[i * int(dk) : (i + 1) * int(dk)] = 0.0  # (d_k, d_model): head i's block
-    state = {**state, "W_o": W_o}
-    words = sentence.split()
-    tokens = torch.tensor([word_ids(words)])  # (1, n)
-    weights = reference.layer(state, tokens)[0][0]  # (h, n, n)
-    out: dict[str, object] = {
-        f"r{i}-{j}": float(weights[i, int(word), j])
-        for i in range(weights.shape[0])
-        for j in range(weights.shape[2])
-    }
-    out |= {
-        f"w{i}-{r}-{c}": float(weights[i, r, c])
-        for i in range(weights.shape[0])
-        for r in range(len(words))
-        for c in range(weights.shape[2])
-    }
-    try:
-        _, v, _, _ = encode(words)
-    except ValueError:
-        return out
-    guess = reference.logits(state, tokens, torch.tensor([v]))[0].argmax(-1)  # (2,)
-    return out | {"subject": NOUNS[int(guess[0])], "object": NOUNS[int(guess[1])]}
-
-
-@register_expected("trained-metrics")
-def expected_metrics(h: str, dk: str, seed: str) -> dict[str, float]:
-    """Numbers a ``trained-metrics`` view shows, from the stored weights via SDPA."""
-    runs = [reference.held_out(int(h), int(dk), s) for s in SEEDS]
-    both = [r["both"] for r in runs]
-    return reference.held_out(int(h), int(dk), int(seed)) | {
-        "n_test": len(split()[1]),  # (not cached: counted afresh)
-        "solved": sum(b >= SOLVED_AT for b in both),
-        "runs": len(runs),
-        "mean_both": sum(both) / len(both),
-        "min_both": min(both),
-    }

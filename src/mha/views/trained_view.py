@@ -22,9 +22,7 @@ stored float64 weights).
 from __future__ import annotations
 
 import base64
-import itertools
 
-import anywidget
 import numpy as np
 import traitlets
 
@@ -44,13 +42,12 @@ from mha.training import (
     split,
 )
 from mha.training.store import load_state
-from mha.views import anywidgets
+from mha.views.anywidgets import View
 from mha.views.trained import START_SEED, START_SETTING, setting_label
 
 # The order in which one run's parameters follow each other in a setting's blob.
 PARAMS: tuple[str, ...] = ("embed", "W_q", "W_k", "W_v", "W_o", "read", "bias")
 METRICS: tuple[str, ...] = ("test_loss", "test_subject", "test_object", "test_both")
-_NUMBERS = itertools.count(1)  # the views made in this kernel (a page's, in page order)
 
 
 def weights_blob(h: int, d_k: int, seeds: tuple[int, ...] = SEEDS) -> str:
@@ -70,7 +67,7 @@ def sentences_text(tokens: list[list[int]]) -> str:
     return " ".join("".join(np.base_repr(t, 36).lower() for t in ids) for ids in tokens)
 
 
-class TrainedView(anywidget.AnyWidget):
+class TrainedView(View, module="trained_view", link="trained"):
     """The trained explorer. Inputs: ``settings`` (``[h, d_k, label]`` each), ``seeds``, and
     per setting ``weights`` (:func:`weights_blob`) and ``metrics`` (per seed, the held-out
     loss, subject, object and both accuracy); the task's ``vocab``, ``nouns``, ``verbs``,
@@ -81,7 +78,6 @@ class TrainedView(anywidget.AnyWidget):
     in it), ``off`` (the heads switched off, from 0); ``link``, the view's name in the page's
     URL fragment (``#trained-1:h=3,dk=4,seed=7,text=the+dog+bit+the+hen,word=2,off=2``)."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("trained_view.mjs")).tag(sync=True)
     settings = traitlets.List().tag(sync=True)
     seeds = traitlets.List(traitlets.Int()).tag(sync=True)
     weights = traitlets.List(traitlets.Unicode()).tag(sync=True)
@@ -95,14 +91,11 @@ class TrainedView(anywidget.AnyWidget):
     d_model = traitlets.Int(D_MODEL).tag(sync=True)
     test = traitlets.Unicode().tag(sync=True)
     solved_at = traitlets.Float(SOLVED_AT).tag(sync=True)
-    palette = traitlets.List().tag(sync=True)
-    view_css = traitlets.Unicode().tag(sync=True)
     setting = traitlets.Int(0).tag(sync=True)
     seed = traitlets.Int(0).tag(sync=True)
     text = traitlets.Unicode("").tag(sync=True)
     word = traitlets.Int(0).tag(sync=True)
     off = traitlets.List(traitlets.Int()).tag(sync=True)
-    link = traitlets.Unicode("").tag(sync=True)
 
 
 def trained_view(
@@ -133,12 +126,10 @@ def trained_view(
         verbs=list(VERBS),
         adjectives=list(ADJECTIVES),
         test=sentences_text(split()[1].tokens.tolist()),
-        palette=anywidgets.palette(),
-        view_css=anywidgets.view_css(),
         setting=SETTINGS.index(setting),
         seed=seed,
         text=" ".join(words),
         word=word,
         off=sorted(off),
-        link=link or f"trained-{next(_NUMBERS)}",
+        link=link,
     )

@@ -1,39 +1,17 @@
 """The training-step slider: every head's row for the verb of one sentence, step by step.
 
 An anywidget (:class:`StepsView`) whose module, ``static/steps_view.mjs``, draws the view in
-the reader's browser from the run's stored snapshots, sent as a trait; :func:`expected_steps`
-recomputes its numbers by training again.
+the reader's browser from the run's stored snapshots, sent as a trait; the test
+oracle ``expected_steps`` (tests/oracles.py) recomputes its numbers by training again.
 """
 
 from __future__ import annotations
 
 import traitlets
 
-from mha.training import SHOW, SHOW_VERB, Run, RunConfig, cached_run
-from mha.views import anywidgets
-from mha.views.anywidgets import SliderView
-from mha.views.expected import register_expected
+from mha.training import SHOW, SHOW_VERB, Run, RunConfig
+from mha.views.anywidgets import View
 from mha.views.trained import position_labels
-
-
-@register_expected("training-steps")
-def expected_steps(**attrs: str) -> dict[str, float]:
-    """Numbers a ``training-steps`` view shows, recomputed by training again from its settings."""
-    config = RunConfig(
-        h=int(attrs["h"]),
-        d_k=int(attrs["dk"]),
-        seed=int(attrs["seed"]),
-        steps=int(attrs["steps"]),
-        lr=float(attrs["lr"]),
-        batch=int(attrs["batch"]),
-        init=attrs["init"],
-        eps=float(attrs["eps"]),
-    )
-    run, step = cached_run(config), int(attrs["step"])
-    rows = run.snapshots[step]  # (h, n)
-    out = {f"r{i}-{j}": float(rows[i, j]) for i in range(rows.shape[0]) for j in range(len(SHOW))}
-    out["loss"] = float(run.test_loss[run.eval_steps == step][0])
-    return out
 
 
 def _config(c: RunConfig) -> dict[str, object]:
@@ -42,14 +20,13 @@ def _config(c: RunConfig) -> dict[str, object]:
     return {k: getattr(c, k) for k in keys}
 
 
-class StepsView(SliderView):
+class StepsView(View, module="steps_view", link="steps"):
     """The training-step view (``static/steps_view.mjs``): every head's row for the verb of
     :data:`SHOW` at the saved ``step`` the reader picks. Inputs: the words and their
     ``labels`` (:func:`mha.views.trained.position_labels`), ``verb`` (its index); the run's
     ``config``; ``saved_steps`` and, for each, ``rows`` ``(h, n)`` and the held-out loss
     (``losses``): the stored snapshots, as data."""
 
-    _esm = traitlets.Unicode(anywidgets.esm("steps_view.mjs")).tag(sync=True)
     words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     verb = traitlets.Int(SHOW_VERB).tag(sync=True)
@@ -71,5 +48,4 @@ def steps_slider(run: Run) -> StepsView:
         rows=[run.snapshots[st].tolist() for st in steps],  # (S, h, n)
         losses=[float(run.test_loss[run.eval_steps == st][0]) for st in steps],
         step=steps[-1],
-        link=anywidgets.next_link("steps"),
     )

@@ -1,0 +1,77 @@
+"""No new patch of another package in ``book/_ext`` (issue 37: replaced or disconnected
+functions of Sphinx, myst-nb, the theme... 0). tests/patches.py says what counts."""
+
+from __future__ import annotations
+
+from tests import patches
+
+# Patches still in book/_ext when this check was written (round 4 deleted the others): the
+# comment-only fontawesome.js that stands in for the theme's script. The list may only
+# shrink: empty it when it goes.
+LEFT = {
+    "book/_ext/static/scripts/fontawesome.js: shadows the theme's scripts/fontawesome.js",
+}
+
+
+def _without_line(finding: str) -> str:
+    """'a.py:12: what' -> 'a.py: what' (line numbers move with every edit)."""
+    where, _, what = finding.partition(": ")
+    return f"{where.split(':')[0]}: {what}"
+
+
+def test_book_ext_patches_no_other_package() -> None:
+    new = {_without_line(f) for f in patches.patches()} - LEFT
+    assert not new, f"patches of other packages in book/_ext: {sorted(new)}"
+
+
+def test_the_check_finds_each_kind_of_patch() -> None:
+    source = """
+import sphinx.builders
+from myst_nb.ext.eval import EvalRoleAny as Role
+def setup(app):
+    from myst_nb.core import render
+    render.coalesce_streams = len
+    Role.run = len
+    sphinx.builders.make_chunks = len
+    setattr(render, "x", 1)
+    a, Role.other = 1, 2
+    for listener in app.events.listeners["x"]:
+        app.disconnect(listener.id)
+"""
+    found = [f.split(": ", 1)[1] for f in patches.code_patches(source)]
+    assert sorted(found) == sorted(
+        [
+            "replaces render.coalesce_streams",
+            "replaces Role.run",
+            "replaces sphinx.builders.make_chunks",
+            "setattr(render, 'x', 1)",
+            "replaces Role.other",
+            "reads app.events.listeners",
+            "disconnects listener.id",
+        ]
+    )
+
+
+def test_the_books_own_objects_and_sphinx_settings_are_not_patches() -> None:
+    source = """
+import os
+import widget_loader
+from sphinx.application import Sphinx
+def setup(app: Sphinx):
+    app.config.html_theme_options = {}
+    widget_loader.HOST = "x"
+    os.environ["A"] = "1"
+    app.connect("builder-inited", len)
+"""
+    assert patches.code_patches(source, local={"widget_loader"}) == []
+
+
+def test_a_static_file_at_a_theme_path_shadows_it(tmp_path) -> None:
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "fontawesome.js").write_text("")
+    (tmp_path / "mha-book.css").write_text("")
+    theme = {"scripts/fontawesome.js", "styles/theme.css"}
+    assert patches.shadowed(tmp_path, theme) == [
+        "book/_ext/static/scripts/fontawesome.js: shadows the theme's scripts/fontawesome.js"
+    ]
+    assert "scripts/fontawesome.js" in patches.theme_static_files()  # the installed theme's
