@@ -94,7 +94,7 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 # built site), pdf (TeX, poppler), lab (JupyterLab) and slow (seconds each: every stored run,
 # training reproduced). make unit runs the unit tier alone.
 unit: $(STAMP) $(VIEWS)
-	$(BIN)/python -m pytest -m unit -q --durations=10
+	$(BIN)/python -m pytest -m unit -q -n auto --durations=10
 
 # test runs make unit first (it fails fast, before the build), then depends on book and pdf:
 # the build executes every notebook, tests/browser/ checks the built site in Debian's chromium

@@ -34,7 +34,7 @@ const RADIUS_MAX = 4;
 const PAD_MAX = 3;
 
 const CSS = `${CONTROL_CSS}
-.mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
+.mha-mask-view h3.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
 .mha-mask-view td.mha-masked{background:repeating-linear-gradient(135deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#222;text-align:center}
 `;
 
@@ -76,13 +76,13 @@ export function outputHtml(state) {
   return (
     el("p", { class: "mha-note" }, esc(explain(state) + (state.mask === "none" ? "" : HATCHED))) +
     el(
-      "h4",
+      "h3",
       { class: "mha-mask-title" },
       esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`),
     ) +
     headsHtml(self, selfMask, state.head_names, keys, keys, "self", state.palette) +
     el(
-      "h4",
+      "h3",
       { class: "mha-mask-title" },
       esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`),
     ) +

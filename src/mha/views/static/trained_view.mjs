@@ -234,7 +234,7 @@ function rowsPanel(state, c) {
     `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`,
   );
   const box = (i, title, body) =>
-    el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
+    el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h3", {}, esc(title)) + body);
   const offNote = (i) => (off.includes(i) ? " (switched off)" : "");
   const bars = c.weights.map((w, i) =>
     box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)),

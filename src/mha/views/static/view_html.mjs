@@ -139,7 +139,7 @@ export function barsHtml(row, words, key, palette, text = (v) => v.toFixed(2)) {
 
 /** One head's panel: a heading over its table or bars. */
 export function headBox(title, body) {
-  return el("div", { class: "mha-head" }, el("h4", {}, esc(title)) + body);
+  return el("div", { class: "mha-head" }, el("h3", {}, esc(title)) + body);
 }
 
 /** A range control over positions 0..values.length-1 of `values`: its visible label, the
