@@ -2,7 +2,8 @@
 #   make book   build the static site into _build/html (the main job)
 #   make unit   the fast tests: the package, its JavaScript in Node, the sources (no built book,
 #               no chromium, no TeX; pytest -m unit, under a minute)
-#   make test   make unit first, then lint, the build, notebook execution, browser tests, the PDF
+#   make test   make unit first, then lint (ruff; Biome for the JavaScript), the build, notebook
+#               execution, browser tests, the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
@@ -103,6 +104,7 @@ test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
+	node_modules/.bin/biome ci --error-on-warnings
 	$(BIN)/python -m pytest -m "not unit" --durations=30
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
