@@ -2,7 +2,8 @@
 #   make book   build the static site into _build/html (the main job)
 #   make unit   the fast tests: the package, its JavaScript in Node, the sources (no built book,
 #               no chromium, no TeX; pytest -m unit, under a minute)
-#   make test   make unit first, then lint, the build, notebook execution, browser tests, the PDF
+#   make test   make unit first, then lint (ruff; Biome for the JavaScript), the build, notebook
+#               execution, browser tests, the PDF
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
@@ -93,7 +94,7 @@ $(PDF): $(BUILT) tests/browser/widget_stills.py
 # built site), pdf (TeX, poppler), lab (JupyterLab) and slow (seconds each: every stored run,
 # training reproduced). make unit runs the unit tier alone.
 unit: $(STAMP) $(VIEWS)
-	$(BIN)/python -m pytest -m unit -q --durations=10
+	$(BIN)/python -m pytest -m unit -q -n auto --durations=10
 
 # test runs make unit first (it fails fast, before the build), then depends on book and pdf:
 # the build executes every notebook, tests/browser/ checks the built site in Debian's chromium
@@ -103,6 +104,7 @@ test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
+	node_modules/.bin/biome ci --error-on-warnings
 	$(BIN)/python -m pytest -m "not unit" --durations=30
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new

@@ -14,7 +14,10 @@ browser side is tests/browser/test_exercise_view.py.
 from __future__ import annotations
 
 import itertools
+import json
 import random
+import subprocess
+from pathlib import Path
 
 import pytest
 import torch
@@ -26,6 +29,7 @@ from tests.test_heads_view import call
 from tests.test_mask_view import draw
 
 MODULE = "exercise_view.mjs"
+VIEW_LINK = Path(__file__).parents[1] / "src/mha/views/static/view_link.mjs"
 _pick = random.Random(1)
 
 
@@ -105,6 +109,82 @@ def test_a_weight_just_below_a_threshold_is_not_printed_as_the_threshold():
     assert got == ["0.499999999999", "0.4999", "0.520", "0.3996"]
 
 
+def test_a_weight_prints_one_way_against_every_goals_threshold():
+    """0.49996 is under goal 1's 0.5 and over goal 2's 0.4: printed against both thresholds
+    it reads 0.49996 in every line, never 0.500 in one and 0.49996 in the next."""
+    got = call(
+        "weightText", [[0.49996, [0.5, 0.4, 0.5]], [0.49996, 0.4], [0.41, [0.5, 0.4]]], MODULE
+    )
+    assert got == ["0.49996", "0.500", "0.410"]
+
+
+def test_the_progress_line_remembers_the_goals_met():
+    state = exercise_view().get_state()
+    row = [0.2] * 5  # meets no goal
+    cases = [
+        [False, False, False],
+        [True, False, False],
+        [True, True, False],
+        [True, True, True],
+    ]
+    got = call("progressText", [[{**state, "met": met}, row] for met in cases], MODULE)
+    assert got == [
+        "Met so far: none.",
+        "Met so far: goal 1.",
+        "Goals 1 and 2 met: the exercise is done once you have tried goal 3 and said why it"
+        " turns out as it does.",
+        "Every goal met: the exercise is done.",
+    ]
+
+
+def _view_link(calls: list) -> list:
+    """[name, args] calls of view_link.mjs's exports, in Node, on the module's own file."""
+    script = (
+        f"import * as m from {json.dumps(VIEW_LINK.as_uri())};"
+        "import { readFileSync } from 'node:fs';"
+        "const calls = JSON.parse(readFileSync(0, 'utf8'));"
+        "process.stdout.write(JSON.stringify(calls.map(([f, a]) => m[f](...a))));"
+    )
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_the_fragment_holds_one_part_per_view_and_round_trips():
+    """view_link.mjs: a fragment of several views' parts; one view's part replaced, added or
+    dropped leaves the others as they were; a section's fragment is no view's."""
+    calls = [
+        ["#budget-1:tilt=+2.5&scaling-1:dk=4,scaled=1", "scaling-1", "dk=8,scaled=1"],
+        ["#budget-1:tilt=+2.5", "exercise-1", "q=1"],
+        ["#budget-1:tilt=+2.5&exercise-1:q=1", "budget-1", None],
+        ["#budget-1:tilt=+2.5", "budget-1", None],
+        ["#a-section", "budget-1", "tilt=+1.0"],
+    ]
+    got = _view_link([["withPart", c] for c in calls])
+    assert got == [
+        "#budget-1:tilt=+2.5&scaling-1:dk=8,scaled=1",
+        "#budget-1:tilt=+2.5&exercise-1:q=1",
+        "#exercise-1:q=1",
+        "",
+        "#budget-1:tilt=+1.0",
+    ]
+    texts = [[got[0], "scaling-1"], [got[0], "budget-1"], [got[0], "exercise-1"], ["#x", "x"]]
+    assert _view_link([["linkText", t] for t in texts]) == [
+        "dk=8,scaled=1",
+        "tilt=+2.5",
+        None,
+        None,
+    ]
+    # a part is decoded as a whole (an encoded comma separates, as a comma does)
+    parts = _view_link([["linkPairs", ["#a:x=1%2Cy=2&b:z=2", "a"]], ["linkPairs", ["#s", "a"]]])
+    assert parts == [[["x", "1"], ["y", "2"]], None]
+
+
 def test_permalinks_read_valid_settings_and_write_them():
     state = exercise_view(link="exercise-1").get_state()
     hashes = [
@@ -125,4 +205,5 @@ def test_permalinks_read_valid_settings_and_write_them():
 def test_the_first_view_has_six_inert_sliders_that_announce_values():
     html = draw([exercise_view(exercise.Setting(1.0, (0, 0, 0, 0, 1.5))).get_state()])[0]
     assert html.count('type="range"') == 6 and "<fieldset" in html and " inert" in html
+    assert "<noscript>" in html  # with JavaScript off: one line says the controls need it
     assert 'data-control="k_4" min="0" max="12" step="1" value="9" aria-valuetext="1.5"' in html

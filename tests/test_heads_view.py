@@ -263,3 +263,14 @@ def test_the_controls_legend_says_what_they_choose():
         )
     ]
     assert legends == [["Choose the layer&#x27;s heads"], ["Choose the heads"]]
+
+
+def test_a_seed_box_takes_a_whole_number_from_0_to_its_maximum_only():
+    """seedOf: digits only, 0 to 2^32 - 1 (torch's generator keeps a seed's low 32 bits, so
+    every seed taken draws its own heads); "-1", "1.5", "1e3", a 16-digit seed refused."""
+    texts = ["0", " 7 ", "007", "4294967295", "4294967296", "-1", "1.5", "1e3", "", "12a"]
+    texts.append("1234567890123456")
+    got = call("seedOf", [[t] for t in texts])
+    assert got == [0, 7, 7, 4294967295, None, None, None, None, None, None, None]
+    (rule,) = call("controlsHtml", [[heads_view(show=("rows",)).get_state()]])
+    assert "A seed is a whole number from 0 to 4294967295." in rule

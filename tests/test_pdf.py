@@ -5,13 +5,18 @@
   figure (``<Figure size ...>``);
 * each widget of the site is one picture in the PDF, with a caption that names its settings;
 * the figures are vector drawings (PDF files), the widget pictures the only PNGs;
+* every figure's smallest text, and every widget picture's, prints at 7 pt or more;
+* the figures carry the same numbers in the PDF, on the site and in the plain notebooks;
+* no page ends with a heading;
 * each chapter's solutions come after its exercises, in a last "Solutions" section;
 * the site offers the PDF in the download menu of every page that has one (every chapter).
 """
 
 from __future__ import annotations
 
+import html
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -21,6 +26,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from pdfminer.pdfdevice import PDFTextDevice
+from pdfminer.pdfinterp import PDFPageInterpreter, PDFResourceManager
+from pdfminer.pdfpage import PDFPage
 from PIL import Image
 
 from tests.book_ext import ROOT
@@ -170,6 +178,176 @@ def test_every_widget_picture_prints_its_smallest_text_at_7_pt_or_more(pdf: Path
                 if pt < 7.0:
                     small.append((still["page"], part["file"], round(pt, 1)))
     assert small == [], f"widget pictures whose smallest text prints below 7 pt: {small}"
+
+
+class _FigureText(PDFTextDevice):
+    """pdfminer's text device that records, for each form drawn on a page's own content (each
+    figure's PDF, which LaTeX places as one form), the printed size in pt of every glyph in it:
+    the font size times the scale of the text matrix and of every transformation around it
+    (the figure's placement included)."""
+
+    def __init__(self, resources: PDFResourceManager) -> None:
+        super().__init__(resources)
+        self.depth = 0
+        self.glyphs: list[float] = []
+        self.forms: list[list[float]] = []  # one list of glyph sizes per form with text
+
+    def begin_figure(self, name: str, bbox: object, matrix: object) -> None:
+        if self.depth == 0:
+            self.glyphs = []
+        self.depth += 1
+
+    def end_figure(self, name: str) -> None:
+        self.depth -= 1
+        if self.depth == 0 and self.glyphs:
+            self.forms.append(self.glyphs)
+
+    def render_char(self, matrix, font, fontsize, scaling, rise, cid, ncs, graphicstate) -> float:
+        if self.depth:
+            a, b, c, d, _, _ = matrix
+            self.glyphs.append(fontsize * math.sqrt(abs(a * d - b * c)))
+        return font.char_width(cid) * fontsize * scaling
+
+
+def _figure_labels(tex: str) -> list[str]:
+    """Each figure PDF that the LaTeX includes, in order, named by its figure's label."""
+    found = re.findall(
+        r"\\sphinxincludegraphics(?:\[[^\]]*\])?\{\{([^}]*)\}\.pdf\}"
+        r"(.*?)(?=\\sphinxincludegraphics|\\end\{figure\}|\Z)",
+        tex,
+        re.S,
+    )
+    labels = []
+    for name, after in found:
+        label = re.search(r"\\label\{\\detokenize\{([^}]*)\}\}", after)
+        labels.append(label.group(1) if label else name)
+    return labels
+
+
+def test_every_figure_prints_its_smallest_text_at_7_pt_or_more(pdf: Path) -> None:
+    """Measured in the PDF: each figure is a vector drawing whose text is text, so each glyph's
+    printed size is its font size scaled as LaTeX placed the figure (pdfminer)."""
+    labels = _figure_labels(TEX.read_text(encoding="utf-8"))
+    resources = PDFResourceManager()
+    device = _FigureText(resources)
+    interpreter = PDFPageInterpreter(resources, device)
+    with pdf.open("rb") as f:
+        for page in PDFPage.get_pages(f):
+            interpreter.process_page(page)
+    assert len(device.forms) == len(labels) >= 20, (len(device.forms), labels)
+    smallest = {label: round(min(g), 2) for label, g in zip(labels, device.forms, strict=True)}
+    small = {label: pt for label, pt in smallest.items() if pt < 7.0}
+    assert small == {}, f"figures whose smallest text prints below 7 pt: {small}"
+
+
+class _Figures(HTMLParser):
+    """The site's figures in a page, in order: (id, number in its caption)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+        self.numbers: list[str] = []
+        self.in_number = False
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        attrs = dict(attrs)
+        if tag == "figure" and attrs.get("id"):
+            self.ids.append(attrs["id"])
+        self.in_number = tag == "span" and attrs.get("class") == "caption-number"
+
+    def handle_data(self, data: str) -> None:
+        if self.in_number and self.ids and len(self.numbers) < len(self.ids):
+            self.numbers.append(data.strip())
+        self.in_number = False
+
+
+def test_figure_numbers_agree_across_site_notebooks_and_pdf(text: str) -> None:
+    """One numbering: "Figure 6" on the site, in the plain notebooks and in the PDF, for the
+    same figure (the PDF's figures are the site's, in the same order: their labels)."""
+    site_ids, site_numbers, notebook_numbers = [], [], []
+    for docname in _toc_docnames():
+        parser = _Figures()
+        parser.feed((harness.SITE / f"{docname}.html").read_text(encoding="utf-8"))
+        site_ids += parser.ids
+        site_numbers += parser.numbers
+        notebook = harness.SITE / "_sources" / f"{docname}.ipynb"  # the plain notebook
+        if notebook.is_file():
+            cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+            for cell in cells:
+                if cell["cell_type"] == "markdown":
+                    source = "".join(cell["source"])
+                    notebook_numbers += re.findall(r"^\*\*(Figure \d+)\.\*\*", source)
+    assert len(site_numbers) == len(site_ids) >= 20
+    assert all(re.fullmatch(r"Figure \d+", n) for n in site_numbers), site_numbers
+    labels = _figure_labels(TEX.read_text(encoding="utf-8"))
+    assert [label.split(":")[-1] for label in labels] == site_ids
+    pdf_numbers = re.findall(r"(Fig(?:ure|\.) [\d.]+): ", _flat(text))
+    assert pdf_numbers == site_numbers
+    assert notebook_numbers == site_numbers
+
+
+class _Headings(HTMLParser):
+    """The text of a page's headings (h1 to h4), without their permalink sign."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth, self.current, self.found = 0, [], []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in ("h1", "h2", "h3", "h4"):
+            self.depth, self.current = 1, []
+        elif self.depth and tag == "a" and dict(attrs).get("class") == "headerlink":
+            self.depth = 0  # the permalink "#" closes the heading's text
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("h1", "h2", "h3", "h4") and self.current:
+            self.found.append(" ".join("".join(self.current).split()))
+            self.current = []
+        if tag in ("h1", "h2", "h3", "h4"):
+            self.depth = 0
+
+    def handle_data(self, data: str) -> None:
+        if self.depth:
+            self.current.append(data)
+
+
+# The running head of a page ends above HEAD and its foot (the page number, and the chapter or
+# section name) starts below FOOT, in pt from the top of a letter page.
+HEAD, FOOT = 60.0, 730.0
+
+
+def test_no_heading_ends_a_page(pdf: Path) -> None:
+    """The last line of each page's text block is not a heading of the site's pages (in the
+    PDF a section heading carries its number: "2.8 Summary"). The front matter (the contents,
+    whose lines are headings), numbered in roman, is left out."""
+    headings = set()
+    for docname in _toc_docnames():
+        parser = _Headings()
+        parser.feed((harness.SITE / f"{docname}.html").read_text(encoding="utf-8"))
+        headings |= {h.casefold() for h in parser.found}
+    assert {"notation", "summary"} <= headings
+    out = subprocess.run(
+        [_poppler("pdftotext"), "-bbox-layout", str(pdf), "-"], capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    line = re.compile(r'<line xMin="[\d.]+" yMin="([\d.]+)"[^>]*>(.*?)</line>', re.S)
+    ending, checked = [], 0
+    for n, page in enumerate(out.stdout.split("<page ")[1:], 1):
+        body, foot = [], []
+        for y, words in line.findall(page):
+            text = " ".join(html.unescape(w) for w in re.findall(r">([^<]*)</word>", words))
+            if HEAD < float(y) < FOOT:
+                body.append((float(y), text))
+            elif float(y) >= FOOT:
+                foot += text.split()
+        if not body or any(re.fullmatch(r"[ivxlc]+", w) for w in foot):
+            continue
+        checked += 1
+        last = max(body)[1]
+        if re.sub(r"^[A-Z\d]+(\.\d+)*\s+", "", last).casefold() in headings:
+            ending.append((n, last))
+    assert checked > 100
+    assert ending == [], f"pages whose text ends with a heading: {ending}"
 
 
 def test_figures_are_vector_and_widget_pictures_the_only_pngs() -> None:

@@ -13,7 +13,9 @@ browser side is tests/browser/test_trained_view.py.
 from __future__ import annotations
 
 import base64
+import copy
 import json
+import re
 import subprocess
 
 import numpy as np
@@ -21,7 +23,7 @@ import pytest
 import torch
 
 from mha import toy
-from mha.training import NOUNS, SEEDS, SETTINGS, SHOW, VOCAB, split
+from mha.training import NOUNS, PAD, SEEDS, SETTINGS, SHOW, VOCAB, split
 from mha.training.reference import logits
 from mha.training.store import load_state
 from mha.views.anywidgets import DIST
@@ -168,7 +170,7 @@ LABELS = """
 const { state, texts } = job;
 process.stdout.write(JSON.stringify(texts.map((t) => {
   const words = mod.wordsOf(t, state.pad);
-  return [words, mod.vocabularyMessage(words, state.vocab, state.max_len),
+  return [words, mod.vocabularyMessage(words, state.vocab, state.max_len, state.pad),
           mod.positionLabels(words, state.max_len)];
 })));
 """
@@ -194,8 +196,25 @@ def test_words_messages_and_labels_are_pythons(base):
 
 def test_an_unknown_word_gets_one_line_naming_the_vocabulary(base):
     (html,) = draw([{**base, "text": "the cat chased the unicorn"}])
-    assert "“unicorn”" in html and "The vocabulary is: " + ", ".join(VOCAB) in html
-    assert 'data-view="trained-rows"' not in html  # no rows for a sentence it cannot read
+    listed = ", ".join(w for w in VOCAB if w != PAD) + f" and the full stop “{PAD}”"
+    assert "“unicorn”" in html and f"The vocabulary is: {listed}." in html
+    assert ".." not in html.replace("...", "")  # the full stop is named, not printed twice
+    assert 'data-view="trained-rows"' not in html  # the first view has no earlier sentence
+
+
+def test_a_loss_prints_as_python_formats_it_and_solved_runs_are_named(base):
+    """One format for a loss on a page: Python's format(v, ".2g") (the chapters' text and
+    the training-steps view), never JavaScript's 1.8e-5; and the solved runs in the book's
+    words (a run "solves the task")."""
+    metrics = copy.deepcopy(base["metrics"])
+    seed = base["seeds"].index(base["seed"])
+    metrics[base["setting"]][seed][0] = 1.8e-5
+    (html,) = draw([{**base, "metrics": metrics}])
+    shown = re.search(r'data-key="loss" data-value="[^"]+">([^<]+)<', html).group(1)
+    assert shown == format(1.8e-5, ".2g") == "1.8e-05"
+    assert re.search(
+        r">\d+</span> of the <span[^>]*>10</span> stored seeds of .* solve the task", html
+    )
 
 
 def test_the_setting_control_lists_every_setting_in_full_in_order(base):

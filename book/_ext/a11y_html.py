@@ -17,6 +17,9 @@ attribute in the page's ``body`` at ``html-page-context``; the browser tests' ax
   ``listitem`` child (axe: aria-required-children, critical). The entries become
   ``role="listitem"``.
 * the theme's search button: see :func:`no_search_button_in_the_header`.
+* a page with interactive views starts with a skip link to the first of them
+  (:func:`skip_to_first_view`): the views sit far down a chapter, after dozens of code copy
+  buttons and code blocks that scroll (WCAG 2.4.1 Bypass Blocks asks for a way past them).
 
 When a page holds what a fix is for (``trigger``) but the fix finds nothing to rewrite,
 the writer changed: the build warns (and the ``-W`` build fails) rather than ship it.
@@ -73,12 +76,36 @@ def fix_body(body: str, pagename: str = "") -> str:
     return body
 
 
+# A widget's view in myst-nb's HTML: a script in its cell's output.
+VIEW_SCRIPT = '<script type="application/vnd.jupyter.widget-view+json">'
+CELL_OUTPUT = '<div class="cell_output docutils container">'
+FIRST_VIEW_ID = "mha-first-view"
+# The theme's own skip link's classes: hidden above the window until it has the focus.
+SKIP_LINK = (
+    '<div class="skip-link d-print-none"><a href="#{id}">Skip to the first interactive view'
+    "</a></div>\n"
+)
+
+
+def skip_to_first_view(body: str) -> str:
+    """``body`` with an id on the cell output of its first widget view and, first in the
+    body, a link to it (the theme's skip-link look: shown when it has the focus); a body
+    without views is returned as it is."""
+    at = body.find(VIEW_SCRIPT)
+    cell = body.rfind(CELL_OUTPUT, 0, at) if at >= 0 else -1
+    if cell < 0:
+        return body
+    tagged = CELL_OUTPUT[:-1] + f' id="{FIRST_VIEW_ID}">'
+    body = body[:cell] + tagged + body[cell + len(CELL_OUTPUT) :]
+    return SKIP_LINK.format(id=FIRST_VIEW_ID) + body
+
+
 def on_page_context(
     app: Sphinx, pagename: str, templatename: str, context: dict, doctree: object
 ) -> None:
     """``html-page-context`` handler: rewrite the page's body in place."""
     if isinstance(context.get("body"), str):
-        context["body"] = fix_body(context["body"], pagename)
+        context["body"] = skip_to_first_view(fix_body(context["body"], pagename))
 
 
 def no_search_button_in_the_header(app: Sphinx, config) -> None:

@@ -59,7 +59,6 @@ PREAMBLE = r"""
 \usepackage{changepage}
 \newenvironment{sphinxVerbatimInput}{\begin{adjustwidth}{0pt}{}}{\end{adjustwidth}}
 \newenvironment{sphinxVerbatimOutput}{\begin{adjustwidth}{12pt}{}}{\end{adjustwidth}}
-\sphinxsetup{VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}}
 \usepackage{etoolbox}
 % The bibliography is the References appendix itself: no page, heading or contents line of
 % its own after that appendix's title.
@@ -68,13 +67,21 @@ PREAMBLE = r"""
 \patchcmd{\thebibliography}{\chapter*{\bibname}}{}{}{}
 \patchcmd{\thebibliography}{\@mkboth{\MakeUppercase\bibname}{\MakeUppercase\bibname}}{}{}{}
 \makeatother
-% No picture taller than 60 % of the page, so that a caption always fits under its figure;
+% No picture taller than 80 % of the page, so that a caption always fits under its figure;
 % a widget's picture, whose caption is a paragraph after it, may take 95 % (\mhaImagesUpTo).
-\makeatletter\AtBeginDocument{\spx@image@maxheight=0.6\textheight}
+\makeatletter\AtBeginDocument{\spx@image@maxheight=0.8\textheight}
 \newcommand{\mhaImagesUpTo}[1]{\spx@image@maxheight=#1\textheight}\makeatother
 % The introduction, between the contents and chapter 1, has no chapter name in its headers.
 \apptocmd{\sphinxtableofcontents}{\markboth{}{}}{}{}
+% The introduction's headings are line blocks (sphinx-jupyterbook-latex sets the root page's
+% headings so), which LaTeX does not keep with what follows: none starts in the last six
+% lines of a page (needspace, loaded by Sphinx), nor ends one.
+\AtBeginEnvironment{DUlineblock}{\needspace{6\baselineskip}}
+\AfterEndEnvironment{DUlineblock}{\nopagebreak}
 """
+
+# Sphinx's LaTeX box settings (latex_elements["sphinxsetup"]): code cells' colours.
+SPHINXSETUP = "VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}"
 
 
 def kernel_profile(app: Sphinx) -> None:
@@ -95,6 +102,7 @@ def configure_latex(app: Sphinx, config: Config) -> None:
     elements = dict(config.latex_elements or {})
     elements["preamble"] = PREAMBLE + elements.get("preamble", "")
     elements["figure_align"] = "H"
+    elements["sphinxsetup"] = ", ".join(filter(None, [SPHINXSETUP, elements.get("sphinxsetup")]))
     config.latex_elements = elements
 
 
@@ -102,12 +110,12 @@ def configure_latex(app: Sphinx, config: Config) -> None:
 # column to \linewidth: 6.5 in for 750 CSS px, 0.624 pt a pixel, so 12 px text prints at
 # 7.5 pt): a tall view comes in slices (tests/browser/widget_stills.py), each within
 # MAX_HEIGHT of a page at that scale, which \mhaImagesUpTo allows for these pictures (the
-# book's other pictures keep Sphinx's cap of 0.6 \textheight). A slice that is still too tall
+# book's other pictures keep the cap of 0.8 \textheight). A slice that is still too tall
 # is printed smaller, at MAX_HEIGHT. tests/test_pdf.py measures in the PDF that every
 # picture's smallest text prints at 7 pt or more.
 MAX_HEIGHT = 0.95
 TALL = rf"\mhaImagesUpTo{{{MAX_HEIGHT}}}"
-SHORT = r"\mhaImagesUpTo{0.6}"
+SHORT = r"\mhaImagesUpTo{0.8}"  # back to the cap that PREAMBLE sets for every picture
 
 
 def print_size(width_fraction: float, aspect: float) -> tuple[str, str]:

@@ -40,7 +40,7 @@ function typeset(adaptor, doc, source, display) {
     const error = findError(adaptor, node);
     return error ? { error } : adaptor.outerHTML(node);
   } catch (err) {
-    return { error: String(err && err.message ? err.message : err) };
+    return { error: String(err?.message ? err.message : err) };
   }
 }
 

@@ -44,8 +44,13 @@ COUNT_JS = """els => els.map((e) => [
     e.querySelectorAll('.widget-slider, .widget-dropdown, .widget-toggle-buttons, '
                        + '.widget-radio-box').length,
     Array.from(e.querySelectorAll('.mha-head')).filter((h) => h.checkVisibility()).length])"""
-# For the picture: no sticky header over the widget (visibility: the layout stays as it is).
-SHOT_CSS = ".bd-header, .bd-header-article, .header-article { visibility: hidden !important; }\n"
+# For the picture: no sticky header over the widget, and no skip link (the theme's, and the one
+# to the first view that a11y_html.py puts in the article: fixed above the window, they can
+# show in a picture of a view taller than the window) (visibility: the layout stays as it is).
+SHOT_CSS = (
+    ".bd-header, .bd-header-article, .header-article, .skip-link "
+    "{ visibility: hidden !important; }\n"
+)
 
 
 def _best_widget(ctx, base: str, candidates: list[str]) -> tuple[str, int, int]:

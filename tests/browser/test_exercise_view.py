@@ -12,6 +12,8 @@ On the built site served over http AND opened from ``file://``:
   misses) reports it not met: at every setting on the way, every number the view shows and
   every goal's status equal what torch computes for the view's data-* attributes
   (expected_exercise: mha.attention.single_head);
+* the goals met are remembered when the sliders move on, and the view says when the exercise
+  is done; a weight prints the same in every line that shows it;
 * the sliders have visible names, announce their values and show a focus ring; a permalink
   opens the view at its setting and follows it; axe-core finds no serious or critical
   violation with the view live.
@@ -110,6 +112,44 @@ def test_the_goals_are_reported_met_exactly_when_torch_says_so(chapter):
         problems += _setting(page, exercise.Setting(0.0, (0.0,) * 5))  # back to the start
     assert problems == [], problems[:10]
     assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+def _weights_shown(page) -> dict[str, set[str]]:
+    """Each word's weight as the view prints it, in every place it prints it (the bars
+    r-J and every goal line gG-J): word index -> the set of texts."""
+    texts = page.evaluate(
+        "(host) => Array.from(document.querySelectorAll(host + ' [data-key]'))"
+        ".map((e) => [e.dataset.key, e.textContent])",
+        HOST,
+    )
+    shown: dict[str, set[str]] = {}
+    for key, text in texts:
+        if key.startswith("r-") or (key.startswith("g") and "-" in key and key[1].isdigit()):
+            shown.setdefault(key.split("-")[1], set()).add(text)
+    return shown
+
+
+def test_goals_met_are_remembered_and_each_weight_prints_one_way(chapter):
+    """Goal 1 met, then the sliders moved on to goal 2: goal 1 still reads met (before), and
+    once goals 1 and 2 are met the view says the exercise is done but for trying goal 3. At
+    every setting each word's weight prints the same in the bars and in every goal line."""
+    _, page, _, _ = chapter
+    progress = page.locator(f"{HOST} .mha-progress")
+    assert progress.inner_text() == "Met so far: none."
+    goal1, goal2 = (f.nearest for f in exercise.search()[:2])
+    problems = _setting(page, goal1)
+    assert all(len(t) == 1 for t in _weights_shown(page).values()), _weights_shown(page)
+    assert progress.inner_text() == "Met so far: goal 1."
+    problems += _setting(page, goal2)
+    assert all(len(t) == 1 for t in _weights_shown(page).values()), _weights_shown(page)
+    shown, _ = _status(page)
+    assert shown[1] == "met"
+    if shown[0] == "not met":  # goal 2's setting misses goal 1: it is still shown as met
+        assert "met before" in page.locator(f"{HOST} [data-key=goal-0]").inner_text()
+    assert progress.inner_text().startswith("Goals 1 and 2 met: the exercise is done once")
+    problems += _setting(page, exercise.Setting(0.0, (0.0,) * 5))
+    assert progress.inner_text().startswith("Goals 1 and 2 met"), "forgotten at the start"
+    assert problems == [], problems[:10]
 
 
 def test_sliders_are_named_announce_values_and_show_focus(chapter):

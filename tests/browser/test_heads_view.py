@@ -302,7 +302,7 @@ N_SETTINGS = 12
 def test_chapter_2_view_shows_torchs_rows_and_costs_at_random_settings(playwright, base_url, site):
     pick = random.Random(SETTINGS_SEED)
     settings = [
-        (pick.choice(CH2_H), pick.choice(CH2_DK), pick.randrange(2**53), pick.randrange(5))
+        (pick.choice(CH2_H), pick.choice(CH2_DK), pick.randrange(2**32), pick.randrange(5))
         for _ in range(N_SETTINGS)
     ]
     where = f"settings seed {SETTINGS_SEED}"
@@ -400,3 +400,36 @@ def test_heads_views_fit_a_phone(playwright, base_url, rel, link, key, value):
     for v in fit["views"]:
         assert v["out"] == [] and [s["name"] for s in v["sliders"]] == ["h", "d_k"], fit
         assert all(s["apart"] <= 2 and s["width"] >= 100 for s in v["sliders"]), fit
+
+
+SEED_RULE = "a whole number from 0 to 4294967295"
+
+
+def test_a_seed_box_refuses_what_is_not_a_seed_and_says_why(playwright, base_url, site):
+    """Chapter 2's seed box: "-1", "1.5", "1e3" and a 16-digit seed are refused, each with the
+    one-line rule in red under the box and the text left as typed (never silently changed or
+    cut); the view keeps its seed. A whole number in range is taken, and the rule is plain
+    again."""
+    with harness.confined_page(playwright, base_url, site, CH2, "http") as (page, log, left):
+        harness.live_view(page, f"{HOST} .mha-view", "source", "designed")
+        box = page.locator(f"{HOST} input[data-control=seed]")
+        rule = page.locator(f"{HOST} .mha-seed-rule")
+        assert rule.inner_text() == f"A seed is {SEED_RULE}."
+        seeds = {a["seed"] for a in _attrs(page) if "seed" in a}
+        for text in ("-1", "1.5", "1e3", "1234567890123456"):
+            box.fill(text)
+            box.press("Enter")
+            page.wait_for_function(
+                "(t) => document.querySelector('.mha-seed-rule').textContent.includes(t)", arg=text
+            )
+            assert rule.inner_text() == f"Not a seed: “{text}”. A seed is {SEED_RULE}."
+            assert box.input_value() == text and box.get_attribute("aria-invalid") == "true"
+            assert "mha-refused" in rule.get_attribute("class")
+            assert {a["seed"] for a in _attrs(page) if "seed" in a} == seeds
+        _pick(page, "seed", lambda b: (b.fill("4294967295"), b.press("Enter")))
+        assert {a["seed"] for a in _attrs(page) if "seed" in a} == {"4294967295"}
+        assert (
+            rule.inner_text() == f"A seed is {SEED_RULE}."
+            and box.get_attribute("aria-invalid") is None
+        )
+        assert log.problems() == [] and left == [], [*log.problems(), *left]

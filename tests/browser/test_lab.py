@@ -212,10 +212,12 @@ def figure_alts(path: str) -> dict[str, str]:
 
 
 def site_figure_numbers(path: str) -> dict[str, str]:
-    """{figure id: its number} on the built page of chapter ``path`` ("Fig. 7" gives "7")."""
+    """{figure id: its number} on the built page of chapter ``path`` ("Figure 7" gives "7")."""
     page = harness.SITE / (path.removesuffix(".md") + ".html")
     html = page.read_text(encoding="utf-8")
-    found = re.findall(r'(?s)<figure[^>]*\bid="(fig-[\w-]+)".*?caption-number">Fig\.\s*(\d+)', html)
+    found = re.findall(
+        r'(?s)<figure[^>]*\bid="(fig-[\w-]+)".*?caption-number">Figure\s*(\d+)', html
+    )
     return dict(found)
 
 

@@ -303,3 +303,31 @@ def test_search_finds_the_book(open_page):
     results = page.locator("#search-results ul.search li")
     results.first.wait_for()
     assert results.count() >= 1
+
+
+# The element with the keyboard focus: inside a widget's view (its controls), and its text.
+FOCUS_JS = """() => { const e = document.activeElement, r = e.getBoundingClientRect();
+  return {inView: !!e.closest('.widget-subarea'), href: e.getAttribute('href'),
+          shown: r.top >= 0 && r.bottom <= innerHeight}; }"""
+
+
+def test_a_skip_link_leads_the_keyboard_to_the_first_view(open_page):
+    """Chapter 5's first view sits after dozens of copy buttons and code blocks (80 Tab
+    presses from the top): the skip link that a11y_html.py puts first in the article is
+    reached with Tab, shows when focused, and after Enter the next Tab is in the view's
+    controls. A page without views has no such link."""
+    assert open_page("book/making.html").page.locator("a[href='#mha-first-view']").count() == 0
+    page = open_page("notebooks/05_what_heads_learn.html").page
+    assert page.locator("a[href='#mha-first-view']").count() == 1
+    page.evaluate("() => { window.scrollTo(0, 0); document.activeElement.blur(); }")
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        if page.evaluate(FOCUS_JS)["href"] == "#mha-first-view":
+            break
+    else:
+        pytest.fail("40 Tab presses did not reach the skip link")
+    page.wait_for_timeout(300)  # the theme's skip link slides in (0.15 s)
+    assert page.evaluate(FOCUS_JS)["shown"], "the focused skip link is off screen"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate(FOCUS_JS)["inView"], "after the skip link, the next Tab is not in a view"

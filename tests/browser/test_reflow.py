@@ -3,7 +3,9 @@ window at 200 % zoom (a11y.SMALL_SCREENS says how each is emulated).
 
 At both, the page body never scrolls sideways, and whatever is wider than the screen
 (tables, widget views, code blocks, figures, display math) scrolls inside its own box,
-which fits the screen: nothing sticks out of the viewport or is cut off by it. A link to a
+which fits the screen: nothing sticks out of the viewport or is cut off by it. At both,
+axe-core finds no serious or critical violation (a box that scrolls must take the keyboard's
+focus: scrollable-region-focusable; test_pages.py runs axe on a desktop). A link to a
 heading lands on it.
 """
 
@@ -26,6 +28,7 @@ def test_page_fits_a_phone_and_200_percent_zoom(rel, site, base_url, small_scree
             harness.goto(page, base_url, rel, site)
             width = a11y.SMALL_SCREENS[name]["viewport"]["width"]
             found = a11y.reflow_problems(page, width)
+            found += [f"axe: {v}" for v in a11y.axe_violations(page)]
             problems += [f"{name} ({width} px): {p}" for p in found + log.problems()]
         finally:
             harness.forget(page)

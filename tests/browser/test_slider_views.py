@@ -11,7 +11,8 @@ the built site served over http AND opened from ``file://``:
   group to its other position) changes the numbers, which stay mha's (budget.py's,
   scaling.py's, grouped.py's and training.py's expected functions, through expected.py);
 * the ranges are at least 200 by 24 px, announce the shown value, and show a focus ring;
-* a permalink opens a view at its setting and follows it.
+* a permalink opens a view at its setting and follows it; it holds every view moved, and
+  round-trips; a permalink opened in the same tab applies (hashchange).
 (axe-core runs on every page in test_pages.py.)
 """
 
@@ -101,5 +102,35 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         harness.link_becomes(page, "#budget-1:tilt=+3.0")
         scaling = page.locator(".mha-scaling-view input[data-control=d_k]")
         harness.press(page, scaling, "End")
-        harness.link_becomes(page, "#scaling-1:dk=1024,scaled=1")
+        both = "#budget-1:tilt=+3.0&scaling-1:dk=1024,scaled=1"  # every view moved, in order
+        harness.link_becomes(page, both)
+        assert log.problems() == [] and left == [], [*log.problems(), *left]
+    # the link of both views round-trips: a new tab opened on it shows both settings
+    with harness.confined_page(playwright, base_url, site, rel, scheme, both) as (page, log, _):
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "3")
+        harness.live_view(page, ".mha-scaling-view .mha-view", "dk", "1024")
+        assert _problems(page, rel)[0] == [] and log.problems() == []
+        harness.link_stays(page, both)
+
+
+def test_a_permalink_opened_in_the_same_tab_applies_without_a_reload(playwright, base_url, site):
+    """hashchange: a new fragment in a tab that shows the page sets the views it names and
+    puts back the views it does not; a fragment that names no view (a section) moves none."""
+    rel = "notebooks/01_one_budget.html"
+    with harness.confined_page(playwright, base_url, site, rel, "http") as (page, log, left):
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "0")
+        page.evaluate("() => { window.__sameTab = true; }")  # gone if the page reloads
+        page.evaluate("() => { location.hash = '#budget-1:tilt=-1.5&scaling-1:dk=64,scaled=0'; }")
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "-1.5")
+        harness.live_view(page, ".mha-scaling-view .mha-view", "dk", "64")
+        assert page.locator(".mha-scaling-view .mha-view").get_attribute("data-scaled") == "0"
+        assert _problems(page, rel)[0] == []
+        page.evaluate("() => { location.hash = '#scaling-1:dk=16,scaled=1'; }")
+        harness.live_view(page, ".mha-scaling-view .mha-view", "dk", "16")
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "0")  # not named: back
+        page.evaluate("() => { location.hash = '#top'; }")  # not a permalink
+        page.wait_for_timeout(300)
+        assert page.locator(".mha-scaling-view .mha-view").get_attribute("data-dk") == "16"
+        assert page.evaluate("() => window.__sameTab === true"), "the page was reloaded"
+        assert _problems(page, rel)[0] == []
         assert log.problems() == [] and left == [], [*log.problems(), *left]

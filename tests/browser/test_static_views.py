@@ -4,7 +4,8 @@ live widget replaces it with no visible change.
 
 * Without JavaScript, each widget view script of a page has a static copy before it, whose
   visible views are the page's (VIEWS) and show the numbers that ``mha`` recomputes
-  (expected.py), every control inert; and those views and controls are the ones the live
+  (expected.py), every control inert and hidden under a line saying the view needs
+  JavaScript; and those views and controls are the ones the live
   widgets show once our host has drawn them (same data-* attributes and numbers, in the
   same order), at the settings OPENS_AT lists.
 * With JavaScript, over http and from ``file://``, the page makes no request that leaves the
@@ -65,7 +66,9 @@ OPENS_AT = {  # page: {view: the data-* attributes it opens with}
 CONTROLS_JS = """
 () => Array.from(document.querySelectorAll(
     '.widget-subarea :is(input, select, button, textarea)')).map((e) => [
-  e.tagName, e.type || '', e.dataset.control || '', e.value, !!e.closest('[inert]')])
+  e.tagName, e.type || '', e.dataset.control || '', e.value, !!e.closest('[inert]'),
+  e.checkVisibility(), /need JavaScript/.test(
+    e.closest('.widget-subarea').querySelector('noscript p')?.textContent ?? '')])
 """
 
 
@@ -113,7 +116,11 @@ def test_first_views_show_without_javascript_and_are_the_live_ones(chapter, with
     assert copies and all(copies), f"{rel}: widget views without a static copy: {copies}"
     assert [attrs["view"] for attrs, _ in static] == VIEWS[rel], static
     assert problems == [], "\n".join(problems[:20])
-    assert controls and all(inert for *_, inert in controls), f"{rel}: controls not inert"
+    assert controls and all(c[4] for c in controls), f"{rel}: controls not inert"
+    # with JavaScript off the controls, which would do nothing, are hidden, and each view
+    # says in one line that they need JavaScript (its <noscript>)
+    assert not any(c[5] for c in controls), f"{rel}: controls shown without JavaScript"
+    assert all(c[6] for c in controls), f"{rel}: a view does not say it needs JavaScript"
 
     assert left == [], f"requests leaving the site: {left}"
     assert log.problems() == [], "\n".join(log.problems())
@@ -284,7 +291,7 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
         page.locator("main p:visible").first.click()
         assert page.locator(NOTICE).count() == 0, "a notice for a click outside the widgets"
-        box = harness.box_in_view(page.locator(".mha-static-widget [inert]").first)
+        box = harness.box_in_view(page.locator(".mha-static-widget legend").first)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         notice = page.locator(NOTICE)
         assert notice.is_visible() and "starting" in notice.text_content(), rel
@@ -294,4 +301,47 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         )
         assert "ready" in notice.text_content()
         notice.wait_for(state="detached", timeout=harness.TIMEOUT_MS)
+        assert log.problems() == [], log.problems()
+
+
+def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playwright):
+    """With the renderer held back, the reader moves chapter 1's tilt slider by keyboard (End)
+    and the scaling toggle by a click on the static first views: the copies' controls move
+    (their inert is gone once the page is read). Once live, the views show those settings,
+    computed (mha's numbers), the focus is on the live slider, and the permalink holds them."""
+    rel = "notebooks/01_one_budget.html"
+    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+        harness.guard(ctx)
+        page = ctx.new_page()
+        log = harness.watch(page)
+        page.route(HOST_JS, _hold_host)
+        page.goto(base_url + rel, wait_until="load")
+        assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        toggle = page.locator(
+            ".mha-static-widget .mha-scaling-view input[type=radio]:not(:checked)"
+        )
+        toggle.first.click()
+        tilt = page.locator(".mha-static-widget .mha-budget-view input[data-control=tilt]")
+        tilt.focus()
+        page.keyboard.press("End")
+        top = tilt.get_attribute("max")
+        assert tilt.input_value() == top  # the copy's slider moved; its view did not
+        assert (
+            page.locator(".mha-static-widget .mha-budget-view .mha-view").get_attribute("data-tilt")
+            == "0"
+        )
+        page.evaluate("() => window.__mhaRenderWidgets()")
+        page.wait_for_function(
+            "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
+        )
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "4")
+        harness.live_view(page, ".mha-scaling-view .mha-view", "scaled", "0")
+        live = page.locator(".mha-budget-view input[data-control=tilt]")
+        assert live.input_value() == top and live.get_attribute("aria-valuetext") == "+4.0"
+        assert page.evaluate("() => document.activeElement.dataset.control") == "tilt"
+        problems, seen = expected.view_problems(page, rel, {"budget", "scaling"})
+        assert problems == [] and len(seen) == 2, problems[:5]
+        harness.link_becomes(page, "#budget-1:tilt=+4.0&scaling-1:dk=16,scaled=0")
+        page.keyboard.press("ArrowLeft")  # the next press goes to the live slider
+        harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "3.5")
         assert log.problems() == [], log.problems()

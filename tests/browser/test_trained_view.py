@@ -7,7 +7,8 @@ On the built site served over http AND opened from ``file://``:
   for every widget page, test_static_views.py)
 * by keyboard alone: the setting (radio buttons, every setting, in order, labels whole),
   the seed (range: its end, its start, a neighbour), a typed sentence (Enter), an unknown
-  word (a one-line message naming the vocabulary), the word, and a head switched off (Space)
+  word (a one-line message naming the vocabulary, over the last sentence that could be
+  read), the word, and a head switched off (Space)
   each change the view, and every number shown, the read-out's answer included, equals what
   tests/oracles.py's expected_trained_rows/metrics compute in torch (heads off by zeroing
   their rows of W_o);
@@ -22,8 +23,8 @@ from __future__ import annotations
 
 import pytest
 
-from mha.training import SETTINGS, VOCAB
-from mha.views.trained import setting_label
+from mha.training import SETTINGS
+from mha.views.trained import setting_label, vocabulary_list
 from tests.browser import expected, harness
 
 PAGES = {  # page: the sentence and word its view opens at
@@ -88,20 +89,30 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
         assert _rows(page)["off"] == " ".join(map(str, range(i + 1)))
         problems += _problems(page, rel)[0]
     assert page.locator(f"{HOST} .mha-off").count() == 6  # 3 heads' bars and tables
-    # an unknown word: one line naming the vocabulary, and no rows
+    # an unknown word: one line naming the vocabulary, over the last readable sentence's rows
     text.focus()
     text.press("Control+a")
     text.type("the unicorn chased the dog")
-    harness.press(page, text, "Enter")
+    text.press("Enter")  # the views' numbers stay: the message comes over them
+    page.locator(f"{HOST} .mha-problem").wait_for(timeout=harness.TIMEOUT_MS)
     message = page.locator(f"{HOST} .mha-problem").inner_text()
-    assert "“unicorn”" in message and ", ".join(VOCAB) in message and "\n" not in message
-    assert page.locator(f"{HOST} [data-view=trained-rows]").count() == 0
+    assert "“unicorn”" in message and vocabulary_list() in message and "\n" not in message
+    assert ".." not in message and message.endswith("“.”.")
+    # the last sentence that could be read stays under the message, its menu too
+    rows = _rows(page)
+    assert (rows["sentence"], rows["word"], rows["off"]) == ("the dog bit the hen", "3", "0 1 2")
+    menu = page.locator(f"{HOST} select[data-control=word] option").all_inner_texts()
+    assert menu == ["the (1st)", "dog", "bit", "the (2nd)", "hen"]
+    problems += _problems(page, rel)[0]
     assert problems == [], "\n".join(problems[:20])
     assert log.problems() == [] and left == [], [*log.problems(), *left]
 
 
 def test_controls_are_named_sized_and_stay_in_sight(chapter):
     rel, page, _, _ = chapter
+    # the vocabulary beside the sentence box, the full stop named
+    vocab = page.locator(f"{HOST} .mha-vocab").inner_text()
+    assert vocab == f"Its words: {vocabulary_list()}." and ".." not in vocab
     for role, name in (("slider", "seed"), ("textbox", "sentence"), ("combobox", "row of")):
         assert page.locator(HOST).get_by_role(role, name=name).count() == 1, (rel, name)
     assert page.locator(HOST).get_by_role("radio", name=setting_label(2, 12)).count() == 1
@@ -169,7 +180,8 @@ def _pick(page, select: str, label: str) -> None:
 def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, site):
     """Chapter 2: a word picked in the heads view is picked in the trained view, and back,
     when the other view's sentence has that word (matched by label: "the (2nd)", not by
-    index); the URL keeps linking to the view the reader moved; the numbers stay mha's."""
+    index); the URL holds both views, and opening it shows both at that word; the numbers
+    stay mha's."""
     with harness.confined_page(playwright, base_url, site, SHARED, "http") as (page, log, left):
         views = {"rows", "heads", "trained-rows", "trained-metrics"}
         assert page.evaluate(WORDS_JS) == ["2", "2"]  # both open on chased
@@ -179,7 +191,13 @@ def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, 
         harness.link_becomes(page, "#heads-1:", prefix=True)
         _pick(page, TRAINED_WORD, "the (2nd)")
         assert page.evaluate(WORDS_JS) == ["3", "3"]
-        harness.link_becomes(page, "#trained-1:", prefix=True)
+        # the link holds both views the pick moved, and opens both at that word again
+        page.wait_for_function("() => /&trained-1:.*word=3/.test(location.hash)")
+        page.wait_for_function("() => /^#heads-1:[^&]*word=3/.test(location.hash)")
+        both = page.evaluate("() => location.hash")
+        with harness.confined_page(playwright, base_url, site, SHARED, "http", both) as (p2, _, _):
+            harness.live_view(p2, ".mha-trained-view [data-view=trained-rows]", "word", "3")
+            assert p2.evaluate(WORDS_JS) == ["3", "3"]
         problems = expected.view_problems(page, SHARED, views)[0]
         # a sentence in which "the (2nd)" is the 5th word (the 4th in the heads view's) and
         # "cat" is missing

@@ -9,7 +9,9 @@
 //         comes back as its decimal string): ["MT19937#random", [[5489], 3]].
 // stdout: {"results": [{"value": ...} or {"error": message}, ...]}, one per call, in order.
 import { readFileSync } from "node:fs";
-import * as views from "../../src/mha/views/static/mha_views.mjs";
+import * as module from "../../src/mha/views/static/mha_views.mjs";
+
+const views = { ...module }; // every export, called by name
 
 const request = JSON.parse(readFileSync(0, "utf8"));
 const shared = request.shared ?? {};

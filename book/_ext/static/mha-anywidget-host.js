@@ -31,11 +31,15 @@
  *    marked data-mha-takeover="exact" when it has the same elements, classes, inline styles
  *    and text as the copy (the browser tests check it), else "differs" (and a console
  *    warning): the reader then sees the same view, now working;
- * 5. until then, a press on a copy's inert controls (a tap or click lands on the copy, as
- *    inert elements take no events) shows a status line at the foot of the screen
- *    (role="status": read out too), "The controls are starting: a moment…", which reads
- *    "The controls are ready." once every copy of the page has been replaced, then goes
- *    (mha-book.css: .mha-waiting; the pointer over a copy shows "progress").
+ * 5. until then, the copy's controls work as plain form controls: this script takes their
+ *    `inert` away as soon as the parser has read them (inert stays with JavaScript off, where
+ *    each view says that it needs it). A press on them shows a status line at the foot of the
+ *    screen (role="status": read out too), "The controls are starting: a moment…", which
+ *    reads "The controls are ready." once every copy of the page has been replaced, then goes
+ *    (mha-book.css: .mha-waiting; the pointer over a copy shows "progress"). At the takeover,
+ *    what the reader changed in the copy's controls (a slider moved, a radio or box checked,
+ *    a word picked or typed) is done again on the live view's controls, as input and change
+ *    events, and the focus moves with it: no press is lost.
  *
  * A view that fails to draw logs the error and leaves its static first view in place.
  */
@@ -81,7 +85,7 @@
   var widgets = new Map(); // view name -> its widget definition
   function widgetOf(name) {
     var views = window.mhaViews || {};
-    if (!Object.prototype.hasOwnProperty.call(views, name)) {
+    if (!Object.hasOwn(views, name)) {
       throw new Error("no view " + name + " in mha-views.js");
     }
     if (!widgets.has(name)) {
@@ -136,8 +140,45 @@
     if (how !== "exact") {
       console.warn("widget " + copy.getAttribute("data-model-id") + " differs from its static first view");
     }
+    var focused = copy.contains(document.activeElement) ? document.activeElement : null;
     copy.replaceWith(live);
+    carryPresses(copy, live, focused);
     doneWaiting();
+  }
+
+  // ---- A press on a copy before the takeover is done again on the live view (5) ----
+  var CONTROLS = "input, select, textarea";
+  function changed(c) {
+    if (c.type === "radio") return c.checked && !c.defaultChecked;
+    if (c.type === "checkbox") return c.checked !== c.defaultChecked;
+    if (c.tagName === "SELECT") {
+      return Array.prototype.some.call(c.options, function (o) {
+        return o.selected !== o.defaultSelected;
+      });
+    }
+    return c.value !== c.defaultValue;
+  }
+  function carryPresses(copy, live, focused) {
+    var was = copy.querySelectorAll(CONTROLS);
+    var now = live.querySelectorAll(CONTROLS);
+    if (was.length !== now.length) return; // not the same controls: nothing to match
+    for (var i = 0; i < was.length; i++) {
+      var a = was[i];
+      var b = now[i];
+      if (a.type !== b.type || a.getAttribute("data-control") !== b.getAttribute("data-control")) return;
+      if (changed(a) && !b.disabled) {
+        if (a.type === "radio" || a.type === "checkbox") b.checked = a.checked;
+        else b.value = a.value;
+        b.dispatchEvent(new Event("input", { bubbles: true }));
+        b.dispatchEvent(new Event("change", { bubbles: true }));
+      }
+      if (a === focused) b.focus();
+    }
+  }
+  function wake(copy) {
+    copy.querySelectorAll("[inert]").forEach(function (e) {
+      e.removeAttribute("inert");
+    });
   }
 
   // ---- The waiting state: a press on a control that is not live yet is answered (5) ----
@@ -158,7 +199,7 @@
         say("The controls are starting: a moment\u2026");
       }
     },
-    true
+    true,
   );
   function doneWaiting() {
     if (!notice || document.querySelector(".mha-static-widget")) return;
@@ -189,6 +230,8 @@
       models = JSON.parse(saved.textContent).state;
     }
     Array.prototype.forEach.call(scripts, function (script) {
+      var copy = script.previousElementSibling;
+      if (copy && copy.classList.contains("mha-static-widget")) wake(copy);
       if (started.has(script) || !parsedPast(script)) return;
       started.add(script);
       Promise.resolve()
@@ -210,11 +253,22 @@
   var SLIDER_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End", "PageUp", "PageDown"];
   function sliderKey(e) {
     var t = e.target;
-    if (SLIDER_KEYS.indexOf(e.key) >= 0 && t instanceof HTMLInputElement && t.type === "range" && t.closest(".widget-subarea"))
+    if (
+      SLIDER_KEYS.indexOf(e.key) >= 0 &&
+      t instanceof HTMLInputElement &&
+      t.type === "range" &&
+      t.closest(".widget-subarea")
+    )
       e.stopImmediatePropagation();
   }
   document.addEventListener("keydown", sliderKey, true);
   document.addEventListener("keyup", sliderKey, true);
+
+  // Every copy the parser has read works once the page is read, even while the views' modules
+  // load (renderReady above wakes each one earlier, as its script arrives).
+  document.addEventListener("readystatechange", function () {
+    document.querySelectorAll(".mha-static-widget").forEach(wake);
+  });
 
   if (document.readyState === "loading") {
     // Only the view scripts in each batch the parser adds are looked at (not the whole

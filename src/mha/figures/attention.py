@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from mha.figures import TITLE, WIDTH
 from mha.style import CMAP_NAME, HEAD_COLOURS, OKABE_ITO, head_colour, text_on, weight_colour
 
 DASH = "\u2013"  # an en dash, the mask view's mark for a forbidden pair
@@ -93,7 +94,7 @@ def head_rows(weights: Tensor, words: Sequence[str], query: int, title: str = ""
         query: which word's row to draw.
     """
     h = weights.shape[0]
-    fig, axes = plt.subplots(1, h, figsize=(3.2 * h, 2.8), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, h, figsize=(WIDTH, 2.8), sharey=True, squeeze=False)
     for i, ax in enumerate(axes[0]):
         row_bars(ax, weights[i, query], words, f"head {i + 1}", head_colour(i))
         if i:
@@ -113,14 +114,17 @@ def matrix_and_row(
     one row they are reading sits in the whole table.
     """
     fig, (left, right) = plt.subplots(
-        1, 2, figsize=(11, 4.6), gridspec_kw={"width_ratios": [1.05, 1]}
+        1, 2, figsize=(WIDTH, 3.4), gridspec_kw={"width_ratios": [1.05, 1]}
     )
-    heatmap(left, weights, words, words, matrix_title)
+    heatmap(left, weights, words, words)
+    left.set_title(matrix_title, fontsize=TITLE)
     n = weights.shape[-1]
     left.add_patch(
         plt.Rectangle((-0.5, query - 0.5), n, 1, fill=False, edgecolor=OKABE_ITO[5], linewidth=2.5)
     )
-    row_bars(right, weights[query], words, f"row of “{words[query]}” (framed at left)")
+    row_bars(right, weights[query], words)
+    right.set_title(f"row of “{words[query]}” (framed at left)", fontsize=TITLE)
+    right.set_xticks(range(len(words)), words, rotation=30, ha="right")
     right.set_xlabel("key (word read)")
     fig.tight_layout()
     return fig

@@ -16,6 +16,7 @@ from matplotlib.patches import Rectangle
 from torch import Tensor
 
 from mha.concat import cell_labels, decode
+from mha.figures import WIDTH
 from mha.style import head_colour, tint
 
 SUBSCRIPTS = "₁₂₃₄₅₆₇₈₉"
@@ -165,7 +166,7 @@ def _blocks(
         for r in range(rows):
             for col in range(cols):
                 text, head = _label_text(int(labels[k, r, col]), n, d_v, words)
-                _cell(ax, x0 + col, y0 + r, text, head, fontsize=8.5)
+                _cell(ax, x0 + col, y0 + r, text, head, fontsize=7.5)
                 _, word, _ = decode(int(labels[k, r, col]), n, d_v)
                 if mark_strays and word != r:
                     ax.add_patch(
@@ -243,12 +244,12 @@ def reshape_steps(
         b, rows, _ = labels.shape
         return -(-b // per_line) * (rows + 1.2) - 1.2
 
-    heights = [height(s[1]) + 2.0 for s in steps]
+    heights = [height(s[1]) + 1.6 for s in steps]
     width = max(min(s[1].shape[0], per_line) * (s[1].shape[2] + 0.6) for s in steps)
     fig, axes = plt.subplots(
         len(steps),
         1,
-        figsize=(0.6 * (width + 2.4), 0.34 * sum(heights)),
+        figsize=(min(WIDTH, 0.5 * (width + 2.4)), 0.26 * sum(heights)),
         gridspec_kw={"height_ratios": heights},
     )
     for k, (ax, (title, labels, block_names, row_names)) in enumerate(
@@ -259,7 +260,7 @@ def reshape_steps(
         )
         ax.set_xlim(-2.4, width)
         ax.set_ylim(drawn + 0.1, -1.0)
-        ax.set_title(title, loc="left", fontsize=10)
+        ax.set_title(title, loc="left", fontsize=9)
         ax.axis("off")
     fig.tight_layout()
     return fig

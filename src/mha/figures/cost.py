@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator
 
 from mha.cost import layer_cost
+from mha.figures import TITLE, WIDTH
 from mha.style import OKABE_ITO
 
 # (Cost attribute(s), label, colour, marker) for each series.
@@ -53,7 +54,7 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         d_model: width of the word vectors; every ``h`` in ``hs`` must divide it.
         hs: the numbers of heads to draw, e.g. ``(1, 2, 4, 8, 16)``.
     """
-    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(8, 5.4))
+    fig, (ax_p, ax_m) = plt.subplots(1, 2, figsize=(WIDTH, 5.6))
     panels = ((ax_p, (_PARAMS,), "parameters"), (ax_m, _MACS, "multiply-adds"))
     for ax, series, ylabel in panels:
         for keys, label, colour, marker in series:
@@ -90,9 +91,11 @@ def cost_vs_heads(n: int, d_model: int, hs: Sequence[int]) -> Figure:
         ax.tick_params(labelsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.spines[["top", "right"]].set_visible(False)
-        ax.legend(fontsize=10, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.2))
-    ax_p.set_title("parameters: flat when heads narrow")
-    ax_m.set_title(f"multiply-adds for n = {n} words")
+    ax_p.set_title("parameters: flat when\nheads narrow", fontsize=TITLE)
+    ax_m.set_title(f"multiply-adds for n = {n} words", fontsize=TITLE)
     fig.suptitle(f"cost of one layer, $d_{{model}}$ = {d_model}", fontsize=11)
-    fig.tight_layout()
+    handles = [h for ax in (ax_p, ax_m) for h in ax.get_legend_handles_labels()[0]]
+    labels = [lab for ax in (ax_p, ax_m) for lab in ax.get_legend_handles_labels()[1]]
+    fig.legend(handles, labels, fontsize=10, frameon=False, loc="lower center", ncols=1)
+    fig.tight_layout(rect=(0, 0.25, 1, 1))
     return fig

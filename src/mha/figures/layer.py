@@ -4,8 +4,8 @@ Each head's row of weights for the word, the average each head delivers, the
 averages laid side by side (concatenated), and ``W^O`` turning them into the
 word's output. Heads have the Okabe-Ito colours of :mod:`mha.style` and their
 own hatching, and every number drawn is also printed, so no reading depends on
-colour. Text is at least 12 pt on a 10-inch figure, so it prints at 7.5 pt or
-more on a 6.5-inch text column.
+colour. Text is at least 9 pt (the superscript of ``W^O`` 7.7 pt) on a figure
+about 6.5 inches wide, the PDF's text column (:data:`mha.figures.WIDTH`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from torch import Tensor
 
 from mha.style import SIGNED_CMAP, head_colour, tint
 
-FONT = 12  # the smallest text of the figure, in pt at its own size
+FONT = 11  # the figure's text, in pt at its own size; the values over the bars are 2 pt smaller
 HATCHES = ("", "////", "....", "\\\\\\\\", "xxxx", "++++")  # as mha.figures.concat
 
 
@@ -91,14 +91,14 @@ def whole_layer(
     if not torch.allclose(out, concat @ W_o):
         raise ValueError("out must be concat @ W_o")
 
-    fig = plt.figure(figsize=(10, 7.6))
+    fig = plt.figure(figsize=(6.8, 6.3))
     grid = fig.add_gridspec(2, h, height_ratios=[1, 1.55], hspace=0.5, wspace=0.12)
     for i in range(h):
         ax = fig.add_subplot(grid[0, i])
         r = rows[i].detach().cpu().double().tolist()
         ax.bar(range(n), r, color=tint(head_colour(i), 0.75), edgecolor="black", hatch=HATCHES[i])
         for j, v in enumerate(r):
-            ax.text(j, v + 0.03, f"{v:.2f}", ha="center", va="bottom", fontsize=FONT - 1)
+            ax.text(j, v + 0.03, f"{v:.2f}", ha="center", va="bottom", fontsize=FONT - 2)
         ax.set_ylim(0, 1.12)
         ax.set_xticks(range(n), words, rotation=40, ha="right", fontsize=FONT)
         ax.set_yticks([0, 0.5, 1], ["0", "0.5", "1"] if i == 0 else [], fontsize=FONT)

@@ -15,6 +15,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from mha.figures import TITLE, WIDTH
 from mha.style import SIGNED_CMAP, signed_colour, text_on
 
 KEY = (
@@ -29,7 +30,7 @@ def head_maps_grid(
     maps: Tensor,
     features: Sequence[str],
     titles: Sequence[str],
-    fontsize: float = 8.5,
+    fontsize: float = 7.5,
     columns: int = 2,
 ) -> Figure:
     """Draw ``maps (h, d_model, d_model)``, one panel per head, ``columns`` panels a row.
@@ -56,12 +57,16 @@ def head_maps_grid(
     ncols = min(h, columns)
     nrows = -(-h // ncols)
     fig, grid = plt.subplots(
-        nrows, ncols, figsize=(4.4 * ncols + 1.0, 4.3 * nrows), squeeze=False, layout="compressed"
+        nrows,
+        ncols,
+        figsize=(WIDTH, 3.3 * nrows),
+        squeeze=False,
+        layout="compressed",
     )
     axes = grid.flatten()
     for ax in axes[h:]:  # spare panels: a key to the figure instead
         ax.axis("off")
-        ax.text(0.05, 0.5, KEY, ha="left", va="center", fontsize=10, transform=ax.transAxes)
+        ax.text(0.05, 0.5, KEY, ha="left", va="center", fontsize=9, transform=ax.transAxes)
     for i, ax in enumerate(axes[:h]):
         shown = np.ma.masked_equal(m[i], 0.0)  # (rows, cols)
         ax.imshow(shown, cmap=cmap, vmin=-vmax, vmax=vmax, extent=(0, cols, rows, 0))
@@ -84,7 +89,7 @@ def head_maps_grid(
         ax.set_xlabel("output column")
         ax.tick_params(which="both", length=0)
         ax.spines[:].set_visible(False)
-        ax.set_title(titles[i], fontsize=10)
+        ax.set_title(titles[i], fontsize=TITLE)
     for ax in axes[:h:ncols]:
         ax.set_ylabel("feature of the word read")
     return fig

@@ -14,6 +14,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 from torch import Tensor
 
+from mha.figures import TITLE, WIDTH
 from mha.figures.attention import heatmap
 
 
@@ -41,9 +42,10 @@ def before_after(
             f"before {tuple(before.shape)}, after {tuple(after.shape)} and forbidden "
             f"{tuple(forbidden.shape)} must all be ({len(rows)}, {len(cols)})"
         )
-    fig, axes = plt.subplots(1, 2, figsize=(10, 0.75 * len(rows) + 1.9), sharey=True)
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 0.55 * len(rows) + 1.7), sharey=True)
     for ax, w, title, blank in zip(axes, (before, after), titles, (None, forbidden), strict=True):
-        heatmap(ax, w, rows, cols, title, blank=blank)
+        heatmap(ax, w, rows, cols, blank=blank)
+        ax.set_title(title, fontsize=TITLE)
     for r, c in forbidden.nonzero().tolist():
         axes[1].add_patch(
             Rectangle(

@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from mha.figures import WIDTH
 from mha.style import head_colour
 
 # How each kind of score is drawn: (legend label, colour, marker, line style).
@@ -72,7 +73,7 @@ def saturation_panels(
         n: keys per row, for the reference lines of an even row (``1/n``, ``log2 n``).
         title: the figure's title, if any.
     """
-    fig, axes = plt.subplots(1, 3, figsize=(9, 3.6))
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, 3.2))
     panels = (
         ("max_weight", "largest weight (mean)", 1 / n),
         ("entropy", "entropy in bits (mean)", math.log2(n)),
@@ -89,13 +90,13 @@ def saturation_panels(
                 textcoords="offset points",
                 ha="right",
                 va="bottom",
-                fontsize=8,
+                fontsize=9,
             )
         for kind in ("unscaled", "scaled"):
             _curve(ax, widths, measured[kind][key], kind)
         _width_axis(ax, widths)
         ax.set_xticks(every_other, [str(w) for w in every_other])
-        ax.set_title(panel_title, fontsize=10)
+        ax.set_title(panel_title, fontsize=9.5)
     axes[0].set_ylim(0, 1.02)
     axes[1].set_ylim(0, math.log2(n) * 1.1)
     axes[2].set_yscale("log")

@@ -13,6 +13,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from torch import Tensor
 
+from mha.figures import TITLE, WIDTH
 from mha.figures.attention import heatmap
 from mha.style import head_colour
 
@@ -29,13 +30,14 @@ def rows_before_after(
     """
     runs, h = len(before), before[0].shape[0]
     fig, axes = plt.subplots(
-        runs, 2, figsize=(10.5, 0.55 * h * runs + 0.9 * runs + 0.6), squeeze=False
+        runs, 2, figsize=(WIDTH, 0.4 * h * runs + 0.75 * runs + 0.3), squeeze=False
     )
     heads = [f"head {i + 1}" for i in range(h)]
     for r in range(runs):
         for c, (rows, when) in enumerate(((before[r], "before"), (after[r], "after training"))):
             ax = axes[r, c]
-            heatmap(ax, rows, heads, words, f"{labels[r]}, {when}")
+            heatmap(ax, rows, heads, words)
+            ax.set_title(f"{labels[r]}, {when}", fontsize=TITLE)
             ax.set_ylabel("")
             if r < runs - 1:
                 ax.set_xlabel("")
@@ -80,7 +82,7 @@ def loss_grid(
     cols = 3
     rows = -(-len(panels) // cols)
     fig, axes = plt.subplots(
-        rows, cols, figsize=(10, 2.7 * rows), sharex=True, sharey=True, squeeze=False
+        rows, cols, figsize=(WIDTH, 2.1 * rows), sharex=True, sharey=True, squeeze=False
     )
     for ax, (title, runs) in zip(axes.flat, panels.items(), strict=False):
         for xs, ys, solved in runs:
@@ -89,7 +91,7 @@ def loss_grid(
                 style = {"color": head_colour(5), "linestyle": "--", "linewidth": 1.6}
             ax.plot(xs, ys, **style)
         ax.set_yscale("log")
-        ax.set_title(title, fontsize=11)
+        ax.set_title(title.replace(" (", "\n("), fontsize=TITLE)  # a remark on a line of its own
         ax.spines[["top", "right"]].set_visible(False)
     for ax in axes.flat[len(panels) :]:
         ax.axis("off")
@@ -122,7 +124,7 @@ def noun_weight_scatter(ax: Axes, subject: Tensor, obj: Tensor, title: str) -> N
     ax.set_aspect("equal")
     ax.set_xlabel("weight on the subject")
     ax.set_ylabel("weight on the object")
-    ax.set_title(title, fontsize=11)
+    ax.set_title(title, fontsize=TITLE)
     ax.spines[["top", "right"]].set_visible(False)
 
 
@@ -144,7 +146,7 @@ def solved_by_variant(
     """
     labels = list(dict.fromkeys(x for g in groups.values() for x in g))
     markers = ("o", "^", "s", "D")
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(WIDTH, 3.6))
     width = 0.6 / max(len(groups), 1)
     for k, (kind, settings) in enumerate(groups.items()):
         shift = (k - (len(groups) - 1) / 2) * width

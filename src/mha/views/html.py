@@ -9,7 +9,7 @@ STYLE = """<style>
 .mha-view{font-family:system-ui,sans-serif;font-size:13px;line-height:1.35;max-width:100%;overflow-x:auto}
 .mha-view .mha-heads{display:flex;flex-wrap:wrap;gap:14px}
 .mha-view .mha-head{border:1px solid #8888;border-radius:6px;padding:6px 8px}
-.mha-view .mha-head h4{margin:0 0 4px 0;font-size:13px}
+.mha-view .mha-head h3{margin:0 0 4px 0;font-size:13px}
 .mha-view table.mha-heat{border-collapse:collapse;margin-top:6px}
 .mha-view table.mha-heat td{width:38px;text-align:center;padding:2px 0}
 .mha-view table.mha-heat th{font-weight:normal;padding:1px 4px;font-size:12px}

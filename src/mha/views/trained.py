@@ -60,9 +60,15 @@ def words_of(text: str) -> list[str]:
     return text.lower().replace(".", f" {PAD} ").split()
 
 
+def vocabulary_list() -> str:
+    """The task's vocabulary in words: its words, then the full stop (:data:`PAD`) named, so
+    that no "." ends a line on a "."."""
+    return ", ".join(w for w in VOCAB if w != PAD) + f" and the full stop “{PAD}”"
+
+
 def vocabulary_message(words: Sequence[str]) -> str | None:
     """One line saying why ``words`` cannot be read, or ``None`` if they can."""
-    vocab = ", ".join(VOCAB)
+    vocab = vocabulary_list()
     unknown = [w for w in words if w not in VOCAB]
     if unknown:
         listed = ", ".join(f"“{w}”" for w in dict.fromkeys(unknown))

@@ -57,7 +57,16 @@ export const BUDGET_SPEC = {
   cls: "mha-budget-view",
   legend: "Tilt",
   traits: ["X", "W_q", "W_k", "words", "word", "gain", "lose", "palette", "tilts", "tilt"],
-  controls: [{ name: "tilt", link: "tilt", label: (s) => `tilt from ${s.words[s.lose]} to ${s.words[s.gain]}`, kind: "range", values: (s) => s.tilts, text: tiltText }],
+  controls: [
+    {
+      name: "tilt",
+      link: "tilt",
+      label: (s) => `tilt from ${s.words[s.lose]} to ${s.words[s.gain]}`,
+      kind: "range",
+      values: (s) => s.tilts,
+      text: tiltText,
+    },
+  ],
   output: budgetOutput,
 };
 

@@ -20,8 +20,21 @@
 // mha.views.exercise_view.expected_exercise recomputes them in torch from those attributes.
 
 import { allHeads, project } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, dataValue, el, esc, headBox, numberHtml, patchHtml, patchWhenIdle, rangeHtml, viewRoot } from "./view_html.mjs";
-import { linkPairs, linkUp } from "./view_link.mjs";
+import { viewController } from "./view_controller.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  dataValue,
+  el,
+  esc,
+  headBox,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  viewRoot,
+} from "./view_html.mjs";
+import { linkPairs } from "./view_link.mjs";
 
 const EXERCISE_CSS = `${CONTROL_CSS}
 .mha-exercise-view .mha-controls label{flex-wrap:wrap;max-width:100%}
@@ -35,6 +48,7 @@ const EXERCISE_CSS = `${CONTROL_CSS}
 .mha-exercise-view .mha-goals li{margin:2px 0}
 .mha-exercise-view .mha-goal-met{font-weight:700;color:#1b5e20}
 .mha-exercise-view .mha-goal-not{font-weight:700;color:#7a2e00}
+.mha-exercise-view .mha-goal-before{font-weight:700;color:#1b5e20;font-style:italic}
 .mha-exercise-view .mha-live{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 `;
 
@@ -85,7 +99,10 @@ function keysTable(state, r) {
     return el(
       "tr",
       {},
-      el("th", { scope: "row" }, esc(w)) + el("td", {}, esc(named)) + el("td", {}, numberHtml(`key-${j}`, r.keys[j])) + el("td", {}, numberHtml(`s-${j}`, r.scores[j])),
+      el("th", { scope: "row" }, esc(w)) +
+        el("td", {}, esc(named)) +
+        el("td", {}, numberHtml(`key-${j}`, r.keys[j])) +
+        el("td", {}, numberHtml(`s-${j}`, r.scores[j])),
     );
   });
   const thead = el("thead", {}, el("tr", {}, head.map((t) => el("th", { scope: "col" }, esc(t))).join("")));
@@ -94,21 +111,57 @@ function keysTable(state, r) {
 }
 
 /** `v` with 3 decimals, or as many more (up to 15) as it takes not to print a weight below
- * `threshold` as the threshold or above it (0.4999999999986, not 0.500). */
-export function weightText(v, threshold) {
+ * any of `thresholds` (a number or a list) as that threshold or above it (0.4999999999986,
+ * not 0.500). A view prints a weight the same way wherever it shows it (every goal line, the
+ * bars): with every goal's threshold. */
+export function weightText(v, thresholds) {
+  const below = [thresholds].flat().filter((t) => v < t);
   let digits = 3;
-  while (digits < 15 && v < threshold && Number(v.toFixed(digits)) >= threshold) digits++;
+  while (digits < 15 && below.some((t) => Number(v.toFixed(digits)) >= t)) digits++;
   return v.toFixed(digits);
 }
 
+/** The goals' thresholds, to print weights with (weightText). */
+function thresholdsOf(state) {
+  return state.goals.map((g) => g.at_least);
+}
+
+/** Which goals the row meets now, or met at any setting this view has shown (state.met,
+ * the controller's memory; the row alone in the first view). */
+function goalsMetSoFar(state, row) {
+  return state.goals.map((g, i) => goalMet(row, g) || Boolean(state.met?.[i]));
+}
+
+/** One line on the goals met so far: which ones; done when all are, or all but the last
+ * (which the chapter asks the reader to try, and say why it turns out as it does). */
+export function progressText(state, row) {
+  const met = goalsMetSoFar(state, row);
+  const numbers = met.flatMap((m, i) => (m ? [i + 1] : []));
+  const list = numbers.length > 1 ? `${numbers.slice(0, -1).join(", ")} and ${numbers.at(-1)}` : String(numbers[0]);
+  const last = met.length;
+  if (numbers.length === last) return "Every goal met: the exercise is done.";
+  if (numbers.length === last - 1 && !met[last - 1]) {
+    return `Goals ${list} met: the exercise is done once you have tried goal ${last} and said why it turns out as it does.`;
+  }
+  return numbers.length ? `Met so far: goal${numbers.length > 1 ? "s" : ""} ${list}.` : "Met so far: none.";
+}
+
 function goalsList(state, row) {
+  const before = goalsMetSoFar(state, row);
+  const text = (v) => weightText(v, thresholdsOf(state));
   const items = state.goals.map((g, i) => {
     const ok = goalMet(row, g);
-    const status = el("span", { class: ok ? "mha-goal-met" : "mha-goal-not", "data-key": `goal-${i}`, "data-value": ok ? "met" : "not met" }, ok ? "✓ met" : "✗ not met");
-    const got = g.words.map((j) => `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(weightText(row[j], g.at_least)))}`);
+    const shown = ok ? "✓ met" : before[i] ? "✓ met before (not at these weights)" : "✗ not met";
+    const cls = ok ? "mha-goal-met" : before[i] ? "mha-goal-before" : "mha-goal-not";
+    const status = el("span", { class: cls, "data-key": `goal-${i}`, "data-value": ok ? "met" : "not met" }, shown);
+    const got = g.words.map(
+      (j) =>
+        `${esc(state.words[j])} ${el("span", { "data-key": `g${i}-${j}`, "data-value": dataValue(row[j]) }, esc(text(row[j])))}`,
+    );
     return el("li", {}, `Goal ${i + 1}: ${esc(goalText(state, g))}. ${status} (${got.join(", ")})`);
   });
-  return el("ul", { class: "mha-goals", "aria-label": "goals" }, items.join(""));
+  const progress = el("p", { class: "mha-note mha-progress", role: "status" }, esc(progressText(state, row)));
+  return el("ul", { class: "mha-goals", "aria-label": "goals" }, items.join("")) + progress;
 }
 
 /** The view's output (without the controls), as HTML. */
@@ -119,14 +172,30 @@ export function outputHtml(state) {
   const pair = pairWords.reduce((a, j) => a + r.row[j], 0);
   const sum = r.row.reduce((a, b) => a + b, 0);
   const pairNames = pairWords.map((j) => state.words[j]).join(" + ");
-  const query = el("p", { class: "mha-note" }, `${esc(word)}'s query: ${numberHtml("q", r.q)} (its only named feature is verb, so its query is the verb weight)`);
+  const query = el(
+    "p",
+    { class: "mha-note" },
+    `${esc(word)}'s query: ${numberHtml("q", r.q)} (its only named feature is verb, so its query is the verb weight)`,
+  );
   const budget = el(
     "p",
     { class: "mha-note" },
     `${esc(pairNames)} = ${numberHtml("pair", pair)}; the other words hold ${numberHtml("rest", sum - pair)}; the row sums to ${numberHtml("sum", sum)}.`,
   );
-  const params = { q_verb: state.q_verb, ...Object.fromEntries(state.features.map((f, i) => [`k_${f}`, state.k[i]])), word: state.word };
-  const body = goalsList(state, r.row) + budget + query + keysTable(state, r) + headBox(`${word}'s row of weights`, barsHtml(r.row, state.words, "r", state.palette));
+  const params = {
+    q_verb: state.q_verb,
+    ...Object.fromEntries(state.features.map((f, i) => [`k_${f}`, state.k[i]])),
+    word: state.word,
+  };
+  const body =
+    goalsList(state, r.row) +
+    budget +
+    query +
+    keysTable(state, r) +
+    headBox(
+      `${word}'s row of weights`,
+      barsHtml(r.row, state.words, "r", state.palette, (v) => weightText(v, thresholdsOf(state))),
+    );
   return viewRoot("exercise", params, body);
 }
 
@@ -143,7 +212,12 @@ export function renderView(state, opts = {}) {
   const { inert = false } = opts;
   const r = exerciseRow(state);
   const live = el("p", { class: "mha-live", "aria-live": "polite" }, esc(statusText(state, r.row)));
-  const inner = el("style", {}, state.view_css + EXERCISE_CSS) + controlsHtml(state, inert) + live + el("div", { class: "mha-exercise-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + EXERCISE_CSS) +
+    noscriptHtml() +
+    controlsHtml(state, inert) +
+    live +
+    el("div", { class: "mha-exercise-out" }, outputHtml(state));
   return el("div", { class: "mha-exercise-view" }, inner);
 }
 
@@ -172,64 +246,65 @@ export function readExerciseLink(hash, state) {
 
 /** The URL fragment that links to the view at the state's settings. */
 export function exerciseLinkOf(state) {
-  return `#${state.link}:` + [`q=${state.q_verb}`, ...state.features.map((f, i) => `${f}=${state.k[i]}`)].join(",");
+  const parts = [`q=${state.q_verb}`, ...state.features.map((f, i) => `${f}=${state.k[i]}`)];
+  return `#${state.link}:${parts.join(",")}`;
 }
 
-const EXERCISE_TRAITS = ["link", "X", "words", "features", "values", "goals", "palette", "view_css", "q_verb", "k", "word"];
+const EXERCISE_TRAITS = [
+  "link",
+  "X",
+  "words",
+  "features",
+  "values",
+  "goals",
+  "palette",
+  "view_css",
+  "q_verb",
+  "k",
+  "word",
+];
 
-function render({ model, el: host }) {
-  const state = () => Object.fromEntries(EXERCISE_TRAITS.map((k) => [k, model.get(k)]));
-  host.innerHTML = renderView(state());
-  const root = host.firstElementChild;
-  const out = root.querySelector(".mha-exercise-out");
-  patchWhenIdle(out, () => outputHtml(state()));
-  const live = root.querySelector(".mha-live");
-  const update = () => {
-    const s = state();
+/** The view's memory: the goals met at any setting it has shown (state.met). */
+function goalsMemory() {
+  const met = [];
+  return (s) => {
+    const row = exerciseRow(s).row;
+    s.goals.forEach((g, i) => {
+      if (goalMet(row, g)) met[i] = true;
+    });
+    return { met: s.goals.map((_, i) => Boolean(met[i])) };
+  };
+}
+
+const render = viewController({
+  name: "mha-exercise",
+  traits: EXERCISE_TRAITS,
+  live: ["q_verb", "k"],
+  html: (state) => renderView(state),
+  out: ".mha-exercise-out",
+  output: outputHtml,
+  memory: goalsMemory,
+  sync: (root, s) => {
     for (const input of root.querySelectorAll("input[data-control]")) {
       const name = input.dataset.control;
-      const v = name === "q_verb" ? s.q_verb : s.k[Number(name.slice(2))];
-      input.value = String(s.values.indexOf(v));
-      input.setAttribute("aria-valuetext", String(v));
-      root.querySelector(`output[data-control-value="${name}"]`).textContent = String(v);
+      syncRange(root, input, s.values, name === "q_verb" ? s.q_verb : s.k[Number(name.slice(2))]);
     }
-    patchHtml(out, outputHtml(s));
+  },
+  changes: (t, s) => {
+    const name = t.dataset.control;
+    const v = s.values[Number(t.value)];
+    if (!name || v === undefined) return null;
+    if (name === "q_verb") return { q_verb: v };
+    const k = [...s.k];
+    k[Number(name.slice(2))] = v;
+    return { k };
+  },
+  after: (root, s) => {
+    const live = root.querySelector(".mha-live");
     const text = statusText(s, exerciseRow(s).row);
     if (live.textContent !== text) live.textContent = text; // announced only when it changes
-  };
-  const onInput = (e) => {
-    const name = e.target.dataset.control;
-    if (!name) return;
-    const s = state();
-    const v = s.values[Number(e.target.value)];
-    if (name === "q_verb") {
-      if (v === s.q_verb) return;
-      model.set("q_verb", v);
-    } else {
-      const i = Number(name.slice(2));
-      if (v === s.k[i]) return;
-      const k = [...s.k];
-      k[i] = v;
-      model.set("k", k);
-    }
-    model.save_changes();
-  };
-  root.addEventListener("input", onInput);
-  root.addEventListener("change", onInput);
-  root.addEventListener("keydown", (e) => {
-    if (e.target.matches("input")) e.stopPropagation(); // JupyterLab: arrows stay with the control
-  });
-  const relink = linkUp(model, root, state().link, (hash) => readExerciseLink(hash, state()), () => exerciseLinkOf(state()));
-  const changed = () => {
-    update();
-    relink();
-  };
-  model.on("change:q_verb", changed);
-  model.on("change:k", changed);
-  return () => {
-    model.off("change:q_verb", changed);
-    model.off("change:k", changed);
-  };
-}
+  },
+  link: { read: readExerciseLink, write: exerciseLinkOf },
+});
 
 export default { render };

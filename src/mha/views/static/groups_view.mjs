@@ -67,7 +67,12 @@ function groupsOutput(state) {
   const text =
     `${h} query heads, g = ${g} key/value ${plural(g, "head")}: ${variantName(h, g)}; each key/value head serves ` +
     `${share} query ${plural(share, "head")} (d_model = ${d_model}, n = ${n} words).`;
-  const head = el("tr", {}, el("td", {}) + [`g = ${g}`, `g = ${h} (multi-head)`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
+  const head = el(
+    "tr",
+    {},
+    el("td", {}) +
+      [`g = ${g}`, `g = ${h} (multi-head)`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""),
+  );
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("grouped-cost", { n, d_model, h, g }, el("p", { class: "mha-note" }, esc(text)) + table);
 }

@@ -25,13 +25,30 @@
 // recompute them in torch from the root's data-* attributes.
 
 import { allHeads, concatHeads, layerCost, randomHeads } from "./mha_views.mjs";
-import { linkUp, readSettings, shareWord } from "./view_link.mjs";
-import { CONTROL_CSS, barsHtml, cellHtml, countHtml, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, patchWhenIdle, rangeHtml, thousands, viewRoot } from "./view_html.mjs";
+import { viewController } from "./view_controller.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  cellHtml,
+  countHtml,
+  el,
+  esc,
+  headBox,
+  heatmapHtml,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  thousands,
+  viewRoot,
+} from "./view_html.mjs";
+import { readSettings } from "./view_link.mjs";
 
 export const SOURCE_LABELS = { designed: "designed (h = 3, d_k = 3)", random: "random" };
 const WEIGHT_PANELS = ["rows", "heads", "concat"];
 const DESIGNED_PANELS = ["rows", "heads", "cost"]; // concat's oracle draws random heads
-export const SEED_MAX = Number.MAX_SAFE_INTEGER; // 2^53 - 1: every seed a number holds exactly
+export const SEED_MAX = 2 ** 32 - 1; // a seed box takes 0 to 4294967295 (SEED_RULE)
+export const SEED_RULE = `a whole number from 0 to ${SEED_MAX}`;
 
 const COST_ROWS = [
   ["params_without_out", "parameters in W^Q, W^K, W^V"],
@@ -43,6 +60,9 @@ const COST_ROWS = [
 
 const CSS = `${CONTROL_CSS}
 .mha-heads-view .mha-heads-out{display:flex;flex-direction:column;gap:8px}
+.mha-heads-view input[data-control=seed]{width:9em}
+.mha-heads-view .mha-seed-rule{font-size:12px;color:#444}
+.mha-heads-view .mha-seed-rule.mha-refused{color:#a51d2d;font-weight:600}
 .mha-heads-view .mha-concat{display:flex;flex-wrap:wrap;gap:0 4px;align-items:flex-start}
 .mha-heads-view table.mha-concat-block td{width:auto;min-width:34px;padding:2px 5px;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .mha-heads-view .mha-concat{container-type:inline-size;width:100%}
@@ -79,8 +99,11 @@ function rowsPanel(state, weights) {
   const boxes = weights.map((w, i) => {
     const row = w[word]; // (n,)
     const sum = row.reduce((a, b) => a + b, 0);
-    const note = el("div", { class: "mha-note" }, "row sum " + numberHtml(`sum${i}`, sum));
-    return headBox(`head ${i + 1}: ${state.words[word]} → …`, barsHtml(row, state.words, `r${i}`, state.palette) + note);
+    const note = el("div", { class: "mha-note" }, `row sum ${numberHtml(`sum${i}`, sum)}`);
+    return headBox(
+      `head ${i + 1}: ${state.words[word]} → …`,
+      barsHtml(row, state.words, `r${i}`, state.palette) + note,
+    );
   });
   const params = { h, d_k, word, seed: state.seed, source: state.source };
   return viewRoot("rows", params, el("div", { class: "mha-heads" }, boxes.join("")));
@@ -89,7 +112,9 @@ function rowsPanel(state, weights) {
 function headsPanel(state, weights) {
   const { h, d_k } = setting(state);
   const hl = state.panels.includes("rows") ? state.word : null;
-  const boxes = weights.map((w, i) => headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })));
+  const boxes = weights.map((w, i) =>
+    headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })),
+  );
   const params = { h, d_k, seed: state.seed, source: state.source };
   return viewRoot("heads", params, el("div", { class: "mha-heads" }, boxes.join("")));
 }
@@ -104,13 +129,29 @@ function concatPanel(state, H) {
   // concatenation; on a narrow screen they wrap, one head under another.
   const block = (i) => {
     const cols = Array.from({ length: d_k }, (_, c) => i * d_k + c); // this head's columns
-    const head = el("tr", {}, el("td", {}) + th({ colspan: d_k }, `head ${i + 1}`, i)) + el("tr", {}, el("th", { scope: "col" }, "column") + cols.map((j) => th({}, j + 1, i)).join(""));
-    const body = C.map((row, r) => el("tr", {}, el("th", { scope: "row" }, esc(state.labels[r])) + cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""))).join("");
+    const head =
+      el("tr", {}, el("td", {}) + th({ colspan: d_k }, `head ${i + 1}`, i)) +
+      el("tr", {}, el("th", { scope: "col" }, "column") + cols.map((j) => th({}, j + 1, i)).join(""));
+    const body = C.map((row, r) =>
+      el(
+        "tr",
+        {},
+        el("th", { scope: "row" }, esc(state.labels[r])) +
+          cols.map((j) => cellHtml(`c${r}-${j}`, row[j], state.palette, tints[i])).join(""),
+      ),
+    ).join("");
     return el("table", { class: "mha-heat mha-concat-block" }, el("thead", {}, head) + el("tbody", {}, body));
   };
-  const verdict = width === d_model ? `already d_model = ${d_model} wide; W^O keeps that width` : `W^O must map ${width} columns back to d_model = ${d_model}`;
+  const verdict =
+    width === d_model
+      ? `already d_model = ${d_model} wide; W^O keeps that width`
+      : `W^O must map ${width} columns back to d_model = ${d_model}`;
   const tables = el("div", { class: "mha-concat" }, Array.from({ length: h }, (_, i) => block(i)).join(""));
-  const text = el("p", { class: "mha-note" }, `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`);
+  const text = el(
+    "p",
+    { class: "mha-note" },
+    `concat is ${C.length} × ${countHtml("width", width)} (h·d_k = ${h} × ${d_k}): ${esc(verdict)}.`,
+  );
   return viewRoot("concat", { h, d_k, seed: state.seed }, text + tables);
 }
 
@@ -120,7 +161,14 @@ function costPanel(state) {
   const c = layerCost(n, d_model, h, d_k);
   const one = layerCost(n, d_model, 1, d_model);
   const rows = COST_ROWS.map(([k, label]) =>
-    el("tr", {}, el("th", { scope: "row" }, esc(label)) + el("td", {}, countHtml(k, c[k])) + el("td", {}, esc(thousands(one[k]))) + el("td", {}, esc(`×${(c[k] / one[k]).toFixed(2)}`))),
+    el(
+      "tr",
+      {},
+      el("th", { scope: "row" }, esc(label)) +
+        el("td", {}, countHtml(k, c[k])) +
+        el("td", {}, esc(thousands(one[k]))) +
+        el("td", {}, esc(`×${(c[k] / one[k]).toFixed(2)}`)),
+    ),
   ).join("");
   const width = h * d_k;
   const verdict =
@@ -129,7 +177,14 @@ function costPanel(state) {
         ? `h·d_k = ${width} = d_model: one head of full width, the comparison itself.`
         : `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
       : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads fill ${width} columns, not ${d_model}, so each count is ${width}/${d_model} of one full-width head's.`;
-  const head = el("tr", {}, el("td", {}) + [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"].map((t) => el("th", { scope: "col" }, esc(t))).join(""));
+  const head = el(
+    "tr",
+    {},
+    el("td", {}) +
+      [`${h} ${h === 1 ? "head" : "heads"}, d_k = ${d_k}`, `1 head, d_k = ${d_model}`, "ratio"]
+        .map((t) => el("th", { scope: "col" }, esc(t)))
+        .join(""),
+  );
   const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
 }
@@ -171,25 +226,47 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
   const parts = [];
   if (on.source) {
     const radios = state.sources.map((s) =>
-      el("label", {}, el("input", { type: "radio", name: group, value: s, checked: state.source === s }) + esc(SOURCE_LABELS[s])),
+      el(
+        "label",
+        {},
+        el("input", { type: "radio", name: group, value: s, checked: state.source === s }) + esc(SOURCE_LABELS[s]),
+      ),
     );
     parts.push(el("span", { role: "radiogroup", "aria-label": "which heads", class: "mha-sources" }, radios.join("")));
   }
   if (on.h) parts.push(rangeHtml("h", "heads h", state.h_values, h));
   if (on.d_k) parts.push(rangeHtml("d_k", "head width d_k", state.d_k_values, d_k));
   if (on.seed) {
-    const box = el("input", { type: "number", "data-control": "seed", min: 0, max: SEED_MAX, step: 1, value: state.seed });
+    const box = el("input", {
+      type: "text",
+      inputmode: "numeric",
+      "data-control": "seed",
+      value: state.seed,
+      spellcheck: "false",
+      autocomplete: "off",
+    });
     parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "seed") + box));
+    parts.push(el("span", { class: "mha-seed-rule", role: "status" }, esc(`A seed is ${SEED_RULE}.`)));
   }
   if (on.word) {
     const options = state.labels.map((w, i) => el("option", { value: i, selected: i === state.word }, esc(w))).join("");
-    parts.push(el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word" }, options)));
+    parts.push(
+      el(
+        "label",
+        { class: "mha-control" },
+        el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word" }, options),
+      ),
+    );
   }
   if (!parts.length) return "";
   // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
   // the notebook's cell selection (Lumino skips key bindings inside such an element).
   const legend = state.panels.some((p) => WEIGHT_PANELS.includes(p)) ? "Choose the heads" : "Choose the layer's heads";
-  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, esc(legend)) + parts.join(""));
+  return el(
+    "fieldset",
+    { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    el("legend", {}, esc(legend)) + parts.join(""),
+  );
 }
 
 /** The whole view for a widget state (its traits, as the saved widget state holds them).
@@ -197,7 +274,12 @@ export function controlsHtml(state, group = "mha-heads", inert = false) {
  * (a static first view, whose controls do nothing until the live widget replaces it). */
 export function renderView(state, opts = {}) {
   const { group = "mha-heads", inert = false } = opts;
-  const inner = el("style", {}, state.view_css + CSS) + controlsHtml(state, group, inert) + el("div", { class: "mha-heads-out" }, outputHtml(state));
+  const controls = controlsHtml(state, group, inert); // "" when the view offers none
+  const inner =
+    el("style", {}, state.view_css + CSS) +
+    (controls && noscriptHtml()) +
+    controls +
+    el("div", { class: "mha-heads-out" }, outputHtml(state));
   return el("div", { class: "mha-heads-view" }, inner);
 }
 
@@ -233,96 +315,96 @@ export function linkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const TRAITS = ["link", "X", "words", "labels", "designed", "scale", "palette", "head_tints", "view_css", "panels", "sources", "h_values", "d_k_values", "n", "d_model", "source", "h", "d_k", "seed", "word"];
+const TRAITS = [
+  "link",
+  "X",
+  "words",
+  "labels",
+  "designed",
+  "scale",
+  "palette",
+  "head_tints",
+  "view_css",
+  "panels",
+  "sources",
+  "h_values",
+  "d_k_values",
+  "n",
+  "d_model",
+  "source",
+  "h",
+  "d_k",
+  "seed",
+  "word",
+];
 const SETTINGS = ["source", "h", "d_k", "seed", "word"];
-let views = 0;
 
-/** The value a control's element holds, as the trait it sets. */
+/** The seed the text of a seed box gives, or null if it is none (SEED_RULE): digits only (no
+ * sign, point or exponent: "-1", "1.5" and "1e3" are refused), at most SEED_MAX. */
+export function seedOf(text) {
+  const digits = text.trim();
+  if (!/^\d{1,10}$/.test(digits)) return null;
+  const v = Number(digits);
+  return v <= SEED_MAX ? v : null;
+}
+
+/** The value a slider or the word menu holds, as the trait it sets. */
 function controlValue(t, s) {
   const name = t.dataset.control;
   if (name === "h") return s.h_values[Number(t.value)];
   if (name === "d_k") return s.d_k_values[Number(t.value)];
-  if (name === "seed") return /^\d+$/.test(t.value.trim()) ? Number(t.value) : NaN;
   return Number(t.value);
 }
 
-function render({ model, el: host }) {
-  const group = `mha-heads-${++views}`;
-  const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
-  host.innerHTML = renderView(state(), { group });
-  const root = host.firstElementChild;
-  const out = root.querySelector(".mha-heads-out");
-  patchWhenIdle(out, () => outputHtml(state()));
-  const update = () => {
-    const s = state();
+/** The seed box `box` refused its text (the rule line says so, in red, and the box is marked
+ * invalid; the text stays for the reader to mend), or not. */
+function markSeed(box, refused) {
+  const rule = box.closest("fieldset").querySelector(".mha-seed-rule");
+  if (refused) box.setAttribute("aria-invalid", "true");
+  else box.removeAttribute("aria-invalid");
+  rule.textContent = refused ? `Not a seed: “${box.value.trim()}”. A seed is ${SEED_RULE}.` : `A seed is ${SEED_RULE}.`;
+  rule.classList.toggle("mha-refused", refused);
+}
+
+const render = viewController({
+  name: "mha-heads",
+  traits: TRAITS,
+  live: SETTINGS,
+  html: (state, group) => renderView(state, { group }),
+  out: ".mha-heads-out",
+  output: outputHtml,
+  sync: (root, s) => {
     for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.source;
     const shown = setting(s);
     for (const input of root.querySelectorAll("[data-control]")) {
       const name = input.dataset.control;
-      if (name === "h" || name === "d_k") {
-        input.value = String(s[`${name}_values`].indexOf(shown[name]));
-        input.setAttribute("aria-valuetext", String(shown[name]));
-        root.querySelector(`output[data-control-value="${name}"]`).textContent = String(shown[name]);
+      if (name === "h" || name === "d_k") syncRange(root, input, s[`${name}_values`], shown[name]);
+      else if (name === "seed") {
+        if (seedOf(input.value) !== s.seed) input.value = String(s.seed);
+        markSeed(input, false);
       } else input.value = String(s[name]);
     }
-    patchHtml(out, outputHtml(s));
-  };
-  // Several traits at once, in the given order, saved once. The source goes last: while the
-  // designed heads are shown, h, d_k and seed change nothing on screen.
-  const setAll = (changes) => {
-    const changed = Object.entries(changes).filter(([k, v]) => model.get(k) !== v);
-    for (const [k, v] of changed) model.set(k, v);
-    if (changed.length) model.save_changes();
-  };
-  const set = (name, value) => setAll({ [name]: value });
-  const onEvent = (e) => {
-    const t = e.target;
-    if (t.type === "radio") {
-      if (t.checked) set("source", t.value);
-      return;
-    }
+  },
+  changes: (t, s, e) => {
+    if (t.type === "radio") return t.checked ? { source: t.value } : null;
     const name = t.dataset.control;
-    if (!name) return;
-    const v = controlValue(t, state());
-    if (name === "seed" && !(Number.isSafeInteger(v) && v >= 0 && v <= SEED_MAX)) {
-      if (e.type === "change") t.value = String(model.get("seed")); // not a seed: put it back
-      return;
+    const v = name === "seed" ? seedOf(t.value) : controlValue(t, s);
+    if (name === "seed") {
+      if (v === null && e.type === "change") markSeed(t, true); // refused, said, not changed
+      if (v === null) return null;
+      markSeed(t, false);
     }
-    const s = state();
     // A slider or the seed moved while the designed heads are shown: random heads, at the
-    // setting the sliders showed with this one move.
-    if (name !== "word" && s.source === "designed") setAll({ ...setting(s), [name]: v, source: "random" });
-    else set(name, v);
-    if (name === "word" && e.type === "change") tell(model.get("labels")[v]); // (after input)
-  };
-  root.addEventListener("change", onEvent);
-  root.addEventListener("input", onEvent);
-  // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
-  // would otherwise take the arrow keys to move among cells.
-  root.addEventListener("keydown", (e) => {
-    if (e.target.matches("input, select")) e.stopPropagation();
-  });
-  const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
-  // A word picked in another view of the page (shareWord): this view follows if it offers the
-  // word control and shows that word; the URL keeps linking to the view the reader moved.
-  let fromPeer = false;
-  const tell = shareWord(root, (label) => {
-    const s = state();
-    const i = s.labels.indexOf(label);
-    if (!offered(s).word || i < 0 || i === s.word) return;
-    fromPeer = true;
-    set("word", i);
-  });
-  const changed = () => {
-    update();
-    if (fromPeer) fromPeer = false;
-    else relink();
-  };
-  for (const k of SETTINGS) model.on(`change:${k}`, changed);
-  return () => {
-    tell.close();
-    for (const k of SETTINGS) model.off(`change:${k}`, changed);
-  };
-}
+    // setting the sliders showed with this one move (the source set last).
+    if (name !== "word" && s.source === "designed") return { ...setting(s), [name]: v, source: "random" };
+    return { [name]: v };
+  },
+  word: {
+    control: "word",
+    label: (s) => s.labels[s.word],
+    index: (s, label) => (offered(s).word ? s.labels.indexOf(label) : -1),
+  },
+  link: { read: readLink, write: linkOf },
+});
 
 export default { render };

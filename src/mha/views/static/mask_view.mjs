@@ -20,8 +20,9 @@
 // Every string that reaches the HTML goes through esc() (view_html.mjs; el() escapes attributes).
 
 import { headWeights, makeMask, paddingMask } from "./mha_views.mjs";
-import { CONTROL_CSS, el, esc, headBox, heatmapHtml, patchHtml, patchWhenIdle } from "./view_html.mjs";
-import { linkUp, readSettings } from "./view_link.mjs";
+import { viewController } from "./view_controller.mjs";
+import { CONTROL_CSS, el, esc, headBox, heatmapHtml, noscriptHtml } from "./view_html.mjs";
+import { readSettings } from "./view_link.mjs";
 
 export const MASKS = [
   ["none", "none"],
@@ -33,7 +34,7 @@ const RADIUS_MAX = 4;
 const PAD_MAX = 3;
 
 const CSS = `${CONTROL_CSS}
-.mha-mask-view h4.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
+.mha-mask-view h3.mha-mask-title{margin:10px 0 4px 0;font-size:13px}
 .mha-mask-view td.mha-masked{background:repeating-linear-gradient(135deg,#ffffff 0 3px,#d9d9d9 3px 6px);color:#222;text-align:center}
 `;
 
@@ -45,9 +46,7 @@ export function maskWeights(state) {
   const nPad = padded ? state.n_pad : 0;
   const X_kv = [...state.X, ...Array.from({ length: nPad }, zeros)]; // (n + n_pad, d_model)
   const keys = [...state.words, ...Array.from({ length: nPad }, (_, p) => `pad ${p + 1}`)];
-  const selfMask = padded
-    ? paddingMask(n + nPad, n + nPad, n)
-    : makeMask(state.mask, n, n, { radius: state.radius });
+  const selfMask = padded ? paddingMask(n + nPad, n + nPad, n) : makeMask(state.mask, n, n, { radius: state.radius });
   const self = headWeights(X_kv, state.W_q, state.W_k, { mask: selfMask }); // (h, n_k, n_k)
   const crossMask = padded ? paddingMask(state.Y.length, n + nPad, n) : null;
   const cross = headWeights(state.Y, state.Wc_q, state.Wc_k, { X_kv, mask: crossMask }); // (h, m, n_k)
@@ -76,9 +75,17 @@ export function outputHtml(state) {
   const crossNote = state.mask === "padding" ? "the padding mask" : "no mask (its keys are the whole source)";
   return (
     el("p", { class: "mha-note" }, esc(explain(state) + (state.mask === "none" ? "" : HATCHED))) +
-    el("h4", { class: "mha-mask-title" }, esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`)) +
+    el(
+      "h3",
+      { class: "mha-mask-title" },
+      esc(`Self-attention of the English sentence, ${state.head_names.length} designed heads`),
+    ) +
     headsHtml(self, selfMask, state.head_names, keys, keys, "self", state.palette) +
-    el("h4", { class: "mha-mask-title" }, esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`)) +
+    el(
+      "h3",
+      { class: "mha-mask-title" },
+      esc(`Cross-attention: the Latin words read the English ones, with ${crossNote}`),
+    ) +
     headsHtml(cross, crossMask, state.cross_head_names, state.latin, keys, "cross", state.palette)
   );
 }
@@ -109,7 +116,13 @@ export function controlsHtml(state, group = "mha-mask", inert = false) {
 }
 
 function rootAttrs(state) {
-  return { class: "mha-view mha-mask-view", "data-view": "mask", "data-mask": state.mask, "data-radius": state.radius, "data-npad": state.n_pad };
+  return {
+    class: "mha-view mha-mask-view",
+    "data-view": "mask",
+    "data-mask": state.mask,
+    "data-radius": state.radius,
+    "data-npad": state.n_pad,
+  };
 }
 
 /** The whole view for a widget state (its traits, as the saved widget state holds them).
@@ -117,7 +130,11 @@ function rootAttrs(state) {
  * (a static first view, whose controls do nothing until the live widget replaces it). */
 export function renderView(state, opts = {}) {
   const { group = "mha-mask", inert = false } = opts;
-  const inner = el("style", {}, state.view_css + CSS) + controlsHtml(state, group, inert) + el("div", { class: "mha-mask-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + CSS) +
+    noscriptHtml() +
+    controlsHtml(state, group, inert) +
+    el("div", { class: "mha-mask-out" }, outputHtml(state));
   return el("div", rootAttrs(state), inner);
 }
 
@@ -149,18 +166,33 @@ export function linkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const TRAITS = ["link", "X", "W_q", "W_k", "Y", "Wc_q", "Wc_k", "words", "latin", "head_names", "cross_head_names", "palette", "view_css", "mask", "radius", "n_pad"];
-let views = 0;
+const TRAITS = [
+  "link",
+  "X",
+  "W_q",
+  "W_k",
+  "Y",
+  "Wc_q",
+  "Wc_k",
+  "words",
+  "latin",
+  "head_names",
+  "cross_head_names",
+  "palette",
+  "view_css",
+  "mask",
+  "radius",
+  "n_pad",
+];
 
-function render({ model, el: host }) {
-  const group = `mha-mask-${++views}`;
-  const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
-  host.innerHTML = renderView(state(), { group });
-  const root = host.firstElementChild;
-  const out = root.querySelector(".mha-mask-out");
-  patchWhenIdle(out, () => outputHtml(state()));
-  const update = () => {
-    const s = state();
+const render = viewController({
+  name: "mha-mask",
+  traits: TRAITS,
+  live: ["mask", "radius", "n_pad"],
+  html: (state, group) => renderView(state, { group }),
+  out: ".mha-mask-out",
+  output: outputHtml,
+  sync: (root, s) => {
     for (const [k, v] of Object.entries(rootAttrs(s))) root.setAttribute(k, String(v));
     for (const r of root.querySelectorAll("input[type=radio]")) r.checked = r.value === s.mask;
     for (const input of root.querySelectorAll("input[type=range]")) {
@@ -169,35 +201,12 @@ function render({ model, el: host }) {
       input.disabled = name === "radius" ? s.mask !== "window" : s.mask !== "padding";
       root.querySelector(`output[data-control-value="${name}"]`).textContent = String(s[name]);
     }
-    patchHtml(out, outputHtml(s));
-  };
-  root.addEventListener("change", (e) => {
-    const t = e.target;
-    if (t.type === "radio" && t.checked) model.set("mask", t.value);
-    else if (t.dataset.control) model.set(t.dataset.control, Number(t.value));
-    else return;
-    model.save_changes();
-  });
-  root.addEventListener("input", (e) => {
-    const t = e.target;
-    if (t.type !== "range") return;
-    model.set(t.dataset.control, Number(t.value));
-    model.save_changes();
-  });
-  // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
-  // would otherwise take the arrow keys to move among cells.
-  root.addEventListener("keydown", (e) => {
-    if (e.target.matches("input")) e.stopPropagation();
-  });
-  const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
-  const changed = () => {
-    update();
-    relink();
-  };
-  for (const k of ["mask", "radius", "n_pad"]) model.on(`change:${k}`, changed);
-  return () => {
-    for (const k of ["mask", "radius", "n_pad"]) model.off(`change:${k}`, changed);
-  };
-}
+  },
+  changes: (t) => {
+    if (t.type === "radio") return t.checked ? { mask: t.value } : null;
+    return t.type === "range" ? { [t.dataset.control]: Number(t.value) } : null;
+  },
+  link: { read: readLink, write: linkOf },
+});
 
 export default { render };

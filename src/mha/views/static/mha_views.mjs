@@ -83,7 +83,7 @@ function checkInt(name, v, min = 1) {
  */
 export function matmul(A, B) {
   return boundary(() => {
-    const [m, k] = checkArray("A", A, 2);
+    const [, k] = checkArray("A", A, 2);
     const [k2, p] = checkArray("B", B, 2);
     if (k !== k2) throw new Error(`cannot multiply A ${fmtShape(A)} by B ${fmtShape(B)}`);
     return A.map((row) => {
@@ -132,9 +132,7 @@ export function causalMask(n_q, n_k = n_q) {
 export function windowMask(n, radius = 1) {
   checkInt("n", n);
   checkInt("radius", radius, 0);
-  return Array.from({ length: n }, (_, i) =>
-    Array.from({ length: n }, (_, j) => Math.abs(i - j) <= radius),
-  );
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => Math.abs(i - j) <= radius));
 }
 
 /**
@@ -222,7 +220,7 @@ export function scaledDotProduct(Q, K, V = null, mask = null) {
     checkMask(mask, n_q, n_k);
     const root = Math.sqrt(d_k);
     const scores = matmul(Q, transpose(K)).map((row) => row.map((s) => s / root)); // (n_q, n_k)
-    const weights = scores.map((row, i) => softmax(row, mask && mask[i])); // (n_q, n_k)
+    const weights = scores.map((row, i) => softmax(row, mask?.[i])); // (n_q, n_k)
     return { blend: V == null ? null : matmul(weights, V), weights }; // (n_q, d_v), (n_q, n_k)
   });
 }
@@ -291,7 +289,7 @@ export function allHeads(X, W_q, W_k, W_v, opts = {}) {
     const Q = project(X, W_q, ["X", "W_q"]); // (h, n_q, d_k)
     const K = project(X_kv, W_k, [kv, "W_k"]); // (h, n_k, d_k)
     const V = W_v == null ? null : project(X_kv, W_v, [kv, "W_v"]); // (h, n_k, d_v)
-    const per = Q.map((Qi, i) => scaledDotProduct(Qi, K[i], V && V[i], opts.mask ?? null));
+    const per = Q.map((Qi, i) => scaledDotProduct(Qi, K[i], V?.[i], opts.mask ?? null));
     return { H: V && per.map((r) => r.blend), weights: per.map((r) => r.weights) };
   });
 }
@@ -768,7 +766,9 @@ export function randn(shape, seed) {
   if (!Array.isArray(shape) || shape.length === 0) {
     throw new Error(`shape must be a non-empty array of lengths, got ${String(shape)}`);
   }
-  shape.forEach((n, i) => checkInt(`shape[${i}]`, n));
+  shape.forEach((n, i) => {
+    checkInt(`shape[${i}]`, n);
+  });
   const size = shape.reduce((a, b) => a * b, 1);
   checkInt("the number of entries", size);
   const mt = new MT19937(seed);

@@ -20,8 +20,9 @@
 // #<link>:<key>=<value>,... (the view's `link` trait names it) sets the view when the live
 // view has replaced the static first view, and follows every change (as heads_view.mjs).
 
-import { CONTROL_CSS, el, esc, patchHtml, patchWhenIdle, rangeHtml } from "./view_html.mjs";
-import { linkPairs, linkUp } from "./view_link.mjs";
+import { viewController } from "./view_controller.mjs";
+import { CONTROL_CSS, el, esc, noscriptHtml, rangeHtml, syncRange } from "./view_html.mjs";
+import { linkPairs } from "./view_link.mjs";
 
 /** Styles of every slider view: a selected radio's label is bold and underlined. */
 const SLIDER_CSS = `${CONTROL_CSS}
@@ -42,13 +43,27 @@ export function sliderControls(spec, state, group, inert) {
     if (c.kind === "range") return rangeHtml(c.name, label, values, state[c.name], { text: c.text });
     const labels = c.labels(state);
     const radios = values.map((v, i) =>
-      el("label", {}, el("input", { type: "radio", name: `${group}-${c.name}`, "data-control": c.name, value: String(v), checked: v === state[c.name] }) + esc(labels[i])),
+      el(
+        "label",
+        {},
+        el("input", {
+          type: "radio",
+          name: `${group}-${c.name}`,
+          "data-control": c.name,
+          value: String(v),
+          checked: v === state[c.name],
+        }) + esc(labels[i]),
+      ),
     );
     return el("span", { role: "radiogroup", "aria-label": label, class: "mha-toggle" }, radios.join(""));
   });
   // data-lm-suppress-shortcuts: in JupyterLab, arrow keys on these controls move them, not
   // the notebook's cell selection (Lumino skips key bindings inside such an element).
-  return el("fieldset", { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" }, el("legend", {}, esc(spec.legend)) + parts.join(""));
+  return el(
+    "fieldset",
+    { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
+    el("legend", {}, esc(spec.legend)) + parts.join(""),
+  );
 }
 
 /** The whole view (controls, then the output) for a widget state. opts.group: the radio
@@ -58,6 +73,7 @@ export function renderSliderView(spec, state, opts = {}) {
   const { group = spec.cls, inert = false } = opts;
   const inner =
     el("style", {}, state.view_css + SLIDER_CSS + (spec.css ?? "")) +
+    noscriptHtml() +
     sliderControls(spec, state, group, inert) +
     el("div", { class: "mha-slider-out" }, spec.output(state));
   return el("div", { class: spec.cls }, inner);
@@ -71,7 +87,7 @@ export function readSliderLink(spec, hash, state) {
   const out = {};
   for (const [key, text] of pairs) {
     const c = spec.controls.find((x) => x.link === key);
-    const v = c && c.values(state).find((x) => shown(c, x) === text || String(x) === text);
+    const v = c?.values(state).find((x) => shown(c, x) === text || String(x) === text);
     if (v !== undefined) out[c.name] = v;
   }
   return out;
@@ -82,57 +98,31 @@ export function sliderLink(spec, state) {
   return `#${state.link}:${spec.controls.map((c) => `${c.link}=${shown(c, state[c.name])}`).join(",")}`;
 }
 
-/** The render of a spec's widget (anywidget's render): the view, redrawn on every change. */
+/** The render of a spec's widget (anywidget's render), by view_controller.mjs. */
 export function sliderRender(spec) {
-  let views = 0;
-  return function render({ model, el: host }) {
-    const group = `${spec.cls}-${++views}`;
-    const state = () => Object.fromEntries(["link", "view_css", ...spec.traits].map((k) => [k, model.get(k)]));
-    host.innerHTML = renderSliderView(spec, state(), { group });
-    const root = host.firstElementChild;
-    const out = root.querySelector(".mha-slider-out");
-    patchWhenIdle(out, () => spec.output(state()));
-    const update = () => {
-      const s = state();
+  const traits = ["link", "view_css", ...spec.traits];
+  return viewController({
+    name: spec.cls,
+    traits,
+    live: spec.controls.map((c) => c.name),
+    html: (state, group) => renderSliderView(spec, state, { group }),
+    out: ".mha-slider-out",
+    output: spec.output,
+    sync: (root, s) => {
       for (const c of spec.controls) {
-        const values = c.values(s);
         for (const input of root.querySelectorAll(`[data-control="${c.name}"]`)) {
           if (c.kind === "radio") input.checked = input.value === String(s[c.name]);
-          else {
-            input.value = String(values.indexOf(s[c.name]));
-            input.setAttribute("aria-valuetext", shown(c, s[c.name]));
-            root.querySelector(`output[data-control-value="${c.name}"]`).textContent = shown(c, s[c.name]);
-          }
+          else syncRange(root, input, c.values(s), s[c.name], shown(c, s[c.name]));
         }
       }
-      patchHtml(out, spec.output(s));
-    };
-    const onEvent = (e) => {
-      const t = e.target;
+    },
+    changes: (t, s) => {
       const c = spec.controls.find((x) => x.name === t.dataset.control);
-      if (!c || (c.kind === "radio" && !t.checked)) return;
-      const values = c.values(state());
+      if (!c || (c.kind === "radio" && !t.checked)) return null;
+      const values = c.values(s);
       const v = c.kind === "radio" ? values.find((x) => String(x) === t.value) : values[Number(t.value)];
-      if (v === undefined || model.get(c.name) === v) return;
-      model.set(c.name, v);
-      model.save_changes();
-    };
-    root.addEventListener("change", onEvent);
-    root.addEventListener("input", onEvent);
-    // In JupyterLab, a key pressed on a control stays with it: the notebook's own handlers
-    // would otherwise take the arrow keys to move among cells.
-    root.addEventListener("keydown", (e) => {
-      if (e.target.matches("input, select")) e.stopPropagation();
-    });
-    const relink = linkUp(model, root, state().link, (hash) => readSliderLink(spec, hash, state()), () => sliderLink(spec, state()));
-    const changed = () => {
-      update();
-      relink();
-    };
-    const names = spec.controls.map((c) => c.name);
-    for (const k of names) model.on(`change:${k}`, changed);
-    return () => {
-      for (const k of names) model.off(`change:${k}`, changed);
-    };
-  };
+      return v === undefined ? null : { [c.name]: v };
+    },
+    link: { read: (hash, s) => readSliderLink(spec, hash, s), write: (s) => sliderLink(spec, s) },
+  });
 }

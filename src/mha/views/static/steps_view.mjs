@@ -12,24 +12,20 @@
 // j) and loss; mha.views.training.expected_steps recomputes them by training again.
 
 import { renderSliderView, sliderRender } from "./slider_view.mjs";
-import { barsHtml, dataValue, el, esc, headBox, viewRoot } from "./view_html.mjs";
-
-/** A loss with two significant digits, as Python's format(v, ".2g"): 0.31, 1.8e-05. */
-export function lossText(v) {
-  if (v === 0 || (Math.abs(v) >= 1e-4 && Math.abs(v) < 100)) return String(Number(v.toPrecision(2)));
-  const [m, e] = v.toExponential(1).split("e");
-  const exp = Number(e);
-  return `${Number(m)}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
-}
+import { barsHtml, dataValue, el, esc, headBox, lossText, viewRoot } from "./view_html.mjs";
 
 function stepsOutput(state) {
   const at = state.saved_steps.indexOf(state.step);
   const rows = state.rows[at]; // (h, n)
   const verb = state.words[state.verb];
-  const boxes = rows.map((row, i) => headBox(`head ${i + 1}: ${verb} → …`, barsHtml(row, state.labels, `r${i}`, state.palette))).join("");
+  const boxes = rows
+    .map((row, i) => headBox(`head ${i + 1}: ${verb} → …`, barsHtml(row, state.labels, `r${i}`, state.palette)))
+    .join("");
   const loss = state.losses[at];
   const lossHtml = el("span", { "data-key": "loss", "data-value": dataValue(loss) }, esc(lossText(loss)));
-  const body = el("div", { class: "mha-note" }, `after ${state.step} steps; loss on the held-out sentences ${lossHtml}`) + el("div", { class: "mha-heads" }, boxes);
+  const body =
+    el("div", { class: "mha-note" }, `after ${state.step} steps; loss on the held-out sentences ${lossHtml}`) +
+    el("div", { class: "mha-heads" }, boxes);
   return viewRoot("training-steps", { ...state.config, step: state.step }, body);
 }
 

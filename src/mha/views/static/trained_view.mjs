@@ -22,8 +22,23 @@
 // mha.views.trained's expected_rows/expected_metrics recompute every number in torch.
 
 import { modelForward, roles, wordIds } from "./mha_views.mjs";
-import { CONTROL_CSS, barsHtml, countHtml, dataValue, el, esc, headBox, heatmapHtml, numberHtml, patchHtml, patchWhenIdle, rangeHtml, viewRoot } from "./view_html.mjs";
-import { linkUp, shareWord } from "./view_link.mjs";
+import { viewController } from "./view_controller.mjs";
+import {
+  CONTROL_CSS,
+  barsHtml,
+  countHtml,
+  dataValue,
+  el,
+  esc,
+  heatmapHtml,
+  lossText,
+  noscriptHtml,
+  numberHtml,
+  rangeHtml,
+  syncRange,
+  viewRoot,
+} from "./view_html.mjs";
+import { linkText } from "./view_link.mjs";
 
 const PARAM_ORDER = ["embed", "W_q", "W_k", "W_v", "W_o", "read", "bias"]; // mha.views.trained_view.PARAMS
 export const PAD_LABEL = "pad";
@@ -38,6 +53,7 @@ const TRAINED_CSS = `${CONTROL_CSS}
 .mha-trained-view .mha-choices legend{font-weight:400;font-size:13px;float:left;padding:0 6px 0 0}
 .mha-trained-view input[type=checkbox]{width:18px;height:18px;margin:0}
 .mha-trained-view .mha-head.mha-off{opacity:.6;border-style:dashed}
+.mha-trained-view .mha-vocab{flex:1 1 100%;font-size:12px;color:#444;margin-top:-4px}
 .mha-trained-view .mha-problem{font-weight:600;border-left:4px solid #c01c28;padding-left:8px}
 .mha-trained-out{display:flex;flex-direction:column;gap:8px}
 `;
@@ -46,13 +62,24 @@ const TRAINED_CSS = `${CONTROL_CSS}
 
 /** A typed sentence as words, as mha.views.trained.words_of: lower case, a full stop a word. */
 export function wordsOf(text, pad) {
-  return text.toLowerCase().replaceAll(".", ` ${pad} `).split(/\s+/).filter((w) => w);
+  return text
+    .toLowerCase()
+    .replaceAll(".", ` ${pad} `)
+    .split(/\s+/)
+    .filter((w) => w);
+}
+
+/** The task's vocabulary in words: its words, then the full stop (the padding token `pad`)
+ * named, so that no "." ends a line on a ".": the port of mha.views.trained.vocabulary_list. */
+export function vocabularyList(vocab, pad) {
+  const words = vocab.filter((w) => w !== pad);
+  return `${words.join(", ")} and the full stop “${pad}”`;
 }
 
 /** One line saying why `words` cannot be read, or null if they can: the port of
  * mha.views.trained.vocabulary_message. */
-export function vocabularyMessage(words, vocab, maxLen) {
-  const listed = vocab.join(", ");
+export function vocabularyMessage(words, vocab, maxLen, pad = ".") {
+  const listed = vocabularyList(vocab, pad);
   const unknown = [...new Set(words.filter((w) => !vocab.includes(w)))];
   if (unknown.length) {
     return `Not in the task's vocabulary: ${unknown.map((w) => `“${w}”`).join(", ")}. The vocabulary is: ${listed}.`;
@@ -81,7 +108,7 @@ export function positionLabels(words, maxLen) {
 /** The word a sentence opens at: its verb if it has one, else its first word. */
 export function startWord(words, verbs) {
   const v = words.findIndex((w) => verbs.includes(w));
-  return v < 0 ? 0 : v;
+  return Math.max(v, 0);
 }
 
 // ----------------------------------------------------------------------------- the weights
@@ -140,13 +167,13 @@ export function trainedModel(state, setting = state.setting, seed = state.seed) 
  * read-out's answer at the verb ({subject, object}: nouns) with the state's heads off. */
 export function trainedComputed(state) {
   const words = wordsOf(state.text, state.pad);
-  const problem = vocabularyMessage(words, state.vocab, state.max_len);
+  const problem = vocabularyMessage(words, state.vocab, state.max_len, state.pad);
   if (problem) return { words, problem };
   const tokens = wordIds(words, state.vocab, state.max_len, state.pad); // (max_len,)
   let where = null;
   try {
     where = roles(words, state.verbs, state.nouns);
-  } catch (e) {
+  } catch {
     where = null; // not of the task's shape: no verb to read the answer at
   }
   const [h] = state.settings[state.setting];
@@ -201,23 +228,50 @@ function rowsPanel(state, c) {
     ? `Read-out at the verb${headsOffText(off)}: subject ${el("b", { "data-key": "subject", "data-value": c.answer.subject }, esc(c.answer.subject))}, ` +
       `object ${el("b", { "data-key": "object", "data-value": c.answer.object }, esc(c.answer.object))}.`
     : "Not of the task's shape (the noun verb the noun, each noun with an optional adjective before it): no subject or object to name.";
-  const text = el("p", { class: "mha-note", role: "status" }, `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`);
-  const box = (i, title, body) => el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h4", {}, esc(title)) + body);
+  const text = el(
+    "p",
+    { class: "mha-note", role: "status" },
+    `${esc(label)}, seed ${esc(state.seed)}: ${esc(where)}. ${answer}`,
+  );
+  const box = (i, title, body) =>
+    el("div", { class: off.includes(i) ? "mha-head mha-off" : "mha-head" }, el("h3", {}, esc(title)) + body);
   const offNote = (i) => (off.includes(i) ? " (switched off)" : "");
-  const bars = c.weights.map((w, i) => box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)));
+  const bars = c.weights.map((w, i) =>
+    box(i, `head ${i + 1}${offNote(i)}: ${labels[word]} → …`, barsHtml(w[word], labels, `r${i}`, state.palette)),
+  );
   const tables = c.weights.map((w, i) =>
-    box(i, `head ${i + 1}${offNote(i)}`, heatmapHtml(w.slice(0, n), labels.slice(0, n), labels, `w${i}`, state.palette, { highlight: word })),
+    box(
+      i,
+      `head ${i + 1}${offNote(i)}`,
+      heatmapHtml(w.slice(0, n), labels.slice(0, n), labels, `w${i}`, state.palette, { highlight: word }),
+    ),
   );
   const padNote =
     n < state.max_len
-      ? el("p", { class: "mha-note" }, esc(`The model reads ${state.max_len} positions: the sentence is filled up with full stops, shown as “${PAD_LABEL}”, and the heads may put weight on them.`))
+      ? el(
+          "p",
+          { class: "mha-note" },
+          esc(
+            `The model reads ${state.max_len} positions: the sentence is filled up with full stops, shown as “${PAD_LABEL}”, and the heads may put weight on them.`,
+          ),
+        )
       : "";
-  const offNoteText = off.length ? el("p", { class: "mha-note" }, esc("A head switched off keeps its weights (shown); its output is left out of the layer's output.")) : "";
+  const offNoteText = off.length
+    ? el(
+        "p",
+        { class: "mha-note" },
+        esc("A head switched off keeps its weights (shown); its output is left out of the layer's output."),
+      )
+    : "";
   const body =
     text +
     el("div", { class: "mha-heads" }, bars.join("")) +
     padNote +
-    el("p", { class: "mha-note" }, esc(`Every head's full table (rows: the sentence's words; the row of ${labels[word]} framed).`)) +
+    el(
+      "p",
+      { class: "mha-note" },
+      esc(`Every head's full table (rows: the sentence's words; the row of ${labels[word]} framed).`),
+    ) +
     el("div", { class: "mha-heads" }, tables.join("")) +
     offNoteText;
   const params = { h, d_k, seed: state.seed, sentence: c.words.join(" "), word, off: off.join(" ") };
@@ -225,8 +279,7 @@ function rowsPanel(state, c) {
 }
 
 function lossHtml(key, v) {
-  const shown = Math.abs(v) < 1e-4 && v !== 0 ? v.toExponential(1) : String(Number(v.toPrecision(2)));
-  return el("span", { "data-key": key, "data-value": dataValue(v) }, esc(shown));
+  return el("span", { "data-key": key, "data-value": dataValue(v) }, esc(lossText(v)));
 }
 
 function metricsPanel(state) {
@@ -241,46 +294,92 @@ function metricsPanel(state) {
     `Seed ${esc(state.seed)}, with every head on, on the ${countHtml("n_test", nTest)} held-out sentences: loss ${lossHtml("loss", loss)}; ` +
     `subject right ${numberHtml("subject", subject, 3)}, object right ${numberHtml("object", object, 3)}, both right ${numberHtml("both", both, 3)}.`;
   const every =
-    `All ${countHtml("runs", all.length)} stored seeds of ${esc(label)}: both nouns right on at least ${Math.round(100 * state.solved_at)}% ` +
-    `of held-out sentences in ${countHtml("solved", solved)}; both right ${numberHtml("mean_both", mean, 3)} on average, ` +
-    `${numberHtml("min_both", Math.min(...all), 3)} at worst.`;
-  return viewRoot("trained-metrics", { h, d_k, seed: state.seed }, el("p", { class: "mha-note" }, run) + el("p", { class: "mha-note" }, every));
+    `${countHtml("solved", solved)} of the ${countHtml("runs", all.length)} stored seeds of ${esc(label)} solve the task ` +
+    `(a run solves it when it names both nouns right in at least ${Math.round(100 * state.solved_at)}% of the held-out sentences); ` +
+    `both right ${numberHtml("mean_both", mean, 3)} on average, ${numberHtml("min_both", Math.min(...all), 3)} at worst.`;
+  return viewRoot(
+    "trained-metrics",
+    { h, d_k, seed: state.seed },
+    el("p", { class: "mha-note" }, run) + el("p", { class: "mha-note" }, every),
+  );
 }
 
-/** The view's output (without the controls), as HTML. */
+/** The view's output (without the controls), as HTML. A sentence that cannot be read shows
+ * its one-line problem, over the last sentence that could (state.shown, the controller's
+ * memory; none in the first view). */
 export function outputHtml(state) {
   const c = trainedComputed(state);
-  const rows = c.problem ? el("p", { class: "mha-note mha-problem", role: "status" }, esc(c.problem)) : rowsPanel(state, c);
-  return metricsPanel(state) + rows;
+  if (!c.problem) return metricsPanel(state) + rowsPanel(state, c);
+  const problem = el("p", { class: "mha-note mha-problem", role: "status" }, esc(c.problem));
+  const last = state.shown && { ...state, ...state.shown };
+  return metricsPanel(state) + problem + (last ? rowsPanel(last, trainedComputed(last)) : "");
 }
 
 /** The controls, as HTML: native, labelled, in one sticky fieldset. */
 export function controlsHtml(state, group = "mha-trained", inert = false) {
   const [h] = state.settings[state.setting];
-  const radios = state.settings.map(([sh, sd, label], i) =>
-    el("label", {}, el("input", { type: "radio", name: `${group}-setting`, value: i, checked: i === state.setting, "data-control": "setting" }) + esc(label)),
+  const radios = state.settings.map(([, , label], i) =>
+    el(
+      "label",
+      {},
+      el("input", {
+        type: "radio",
+        name: `${group}-setting`,
+        value: i,
+        checked: i === state.setting,
+        "data-control": "setting",
+      }) + esc(label),
+    ),
   );
   const setting = el("fieldset", { class: "mha-choices" }, el("legend", {}, "heads h × width d_k") + radios.join(""));
   const seed = rangeHtml("seed", "seed", state.seeds, state.seed);
   const text = el(
     "label",
     { class: "mha-control" },
-    el("span", { class: "mha-control-label" }, "sentence") + el("input", { type: "text", "data-control": "text", value: state.text, spellcheck: "false", autocomplete: "off" }),
+    el("span", { class: "mha-control-label" }, "sentence") +
+      el("input", {
+        type: "text",
+        "data-control": "text",
+        value: state.text,
+        spellcheck: "false",
+        autocomplete: "off",
+      }),
   );
+  const vocab = el("span", { class: "mha-vocab" }, esc(`Its words: ${vocabularyList(state.vocab, state.pad)}.`));
   const words = wordsOf(state.text, state.pad);
-  const ok = !vocabularyMessage(words, state.vocab, state.max_len);
-  const labels = ok ? positionLabels(words, state.max_len).slice(0, words.length) : [];
-  const options = labels.map((w, i) => el("option", { value: i, selected: i === Math.min(state.word, words.length - 1) }, esc(w))).join("");
-  const word = el("label", { class: "mha-control" }, el("span", { class: "mha-control-label" }, "row of") + el("select", { "data-control": "word", disabled: !ok }, options));
+  const ok = !vocabularyMessage(words, state.vocab, state.max_len, state.pad);
+  const menu = ok ? state : state.shown && { ...state, ...state.shown }; // the last readable sentence
+  const menuWords = menu ? wordsOf(menu.text, state.pad) : [];
+  const labels = positionLabels(menuWords, state.max_len).slice(0, menuWords.length);
+  const options = labels
+    .map((w, i) => el("option", { value: i, selected: i === Math.min(menu.word, menuWords.length - 1) }, esc(w)))
+    .join("");
+  const word = el(
+    "label",
+    { class: "mha-control" },
+    el("span", { class: "mha-control-label" }, "row of") +
+      el("select", { "data-control": "word", disabled: !ok }, options),
+  );
   const boxes = Array.from({ length: h }, (_, i) =>
-    el("label", {}, el("input", { type: "checkbox", "data-control": "head", value: i, checked: !state.off.includes(i) }) + esc(`head ${i + 1}`)),
+    el(
+      "label",
+      {},
+      el("input", { type: "checkbox", "data-control": "head", value: i, checked: !state.off.includes(i) }) +
+        esc(`head ${i + 1}`),
+    ),
   );
   const heads = el("fieldset", { class: "mha-choices" }, el("legend", {}, "heads on") + boxes.join(""));
   // data-lm-suppress-shortcuts: in JupyterLab, keys on these controls stay with them.
   return el(
     "fieldset",
     { class: "mha-controls", inert, "data-lm-suppress-shortcuts": "true" },
-    el("legend", {}, "Trained heads (press Enter after typing a sentence)") + setting + seed + text + word + heads,
+    el("legend", {}, "Trained heads (press Enter after typing a sentence)") +
+      setting +
+      seed +
+      text +
+      vocab +
+      word +
+      heads,
   );
 }
 
@@ -288,7 +387,11 @@ export function controlsHtml(state, group = "mha-trained", inert = false) {
  * a page); opts.inert: controls inert (a static first view, before the live widget). */
 export function renderView(state, opts = {}) {
   const { group = "mha-trained", inert = false } = opts;
-  const inner = el("style", {}, state.view_css + TRAINED_CSS) + controlsHtml(state, group, inert) + el("div", { class: "mha-trained-out" }, outputHtml(state));
+  const inner =
+    el("style", {}, state.view_css + TRAINED_CSS) +
+    noscriptHtml() +
+    controlsHtml(state, group, inert) +
+    el("div", { class: "mha-trained-out" }, outputHtml(state));
   return el("div", { class: "mha-trained-view" }, inner);
 }
 
@@ -298,15 +401,15 @@ export function renderView(state, opts = {}) {
 /** The settings that the URL fragment `hash` gives the view `state.link`, those valid only
  * ({} if none; null if the fragment is not about this view). */
 export function readLink(hash, state) {
-  const prefix = `#${state.link}:`;
-  if (!state.link || !hash.startsWith(prefix)) return null;
+  const mine = linkText(hash, state.link);
+  if (mine === null) return null;
   const got = {};
-  for (const part of hash.slice(prefix.length).split(",")) {
+  for (const part of mine.split(",")) {
     const [key, raw = ""] = part.split("=");
     let value;
     try {
       value = decodeURIComponent(raw.replaceAll("+", " "));
-    } catch (e) {
+    } catch {
       continue; // a malformed escape: this part is ignored
     }
     got[key] = value;
@@ -317,7 +420,10 @@ export function readLink(hash, state) {
   if (at >= 0) out.setting = at;
   const h = state.settings[out.setting ?? state.setting][0];
   if (state.seeds.includes(int(got.seed))) out.seed = int(got.seed);
-  const text = got.text != null && !vocabularyMessage(wordsOf(got.text, state.pad), state.vocab, state.max_len) ? got.text : null;
+  const text =
+    got.text != null && !vocabularyMessage(wordsOf(got.text, state.pad), state.vocab, state.max_len, state.pad)
+      ? got.text
+      : null;
   if (text != null) out.text = text;
   const n = wordsOf(text ?? state.text, state.pad).length;
   if (int(got.word) < n) out.word = int(got.word);
@@ -339,114 +445,93 @@ export function linkOf(state) {
 
 // ----------------------------------------------------------------------------- live
 
-const TRAITS = ["link", "settings", "seeds", "weights", "metrics", "vocab", "nouns", "verbs", "adjectives", "pad", "max_len", "d_model", "test", "solved_at", "palette", "view_css", "setting", "seed", "text", "word", "off"];
-const LIVE = ["setting", "seed", "text", "word", "off"];
-let trainedViews = 0;
+const TRAITS = [
+  "link",
+  "settings",
+  "seeds",
+  "weights",
+  "metrics",
+  "vocab",
+  "nouns",
+  "verbs",
+  "adjectives",
+  "pad",
+  "max_len",
+  "d_model",
+  "test",
+  "solved_at",
+  "palette",
+  "view_css",
+  "setting",
+  "seed",
+  "text",
+  "word",
+  "off",
+];
 
-function render({ model, el: host }) {
-  const group = `mha-trained-${++trainedViews}`;
-  const state = () => Object.fromEntries(TRAITS.map((k) => [k, model.get(k)]));
-  host.innerHTML = renderView(state(), { group });
-  const root = host.firstElementChild;
-  patchWhenIdle(root.querySelector(".mha-trained-out"), () => outputHtml(state()));
-  const set = (changes) => {
-    for (const [k, v] of Object.entries(changes)) model.set(k, v);
-    model.save_changes();
+/** Whether the state's sentence can be read (no vocabulary problem). */
+function readable(s) {
+  return !vocabularyMessage(wordsOf(s.text, s.pad), s.vocab, s.max_len, s.pad);
+}
+
+/** The labels of the state's sentence's words ([] if it cannot be read). */
+function wordLabels(s) {
+  const words = wordsOf(s.text, s.pad);
+  return readable(s) ? positionLabels(words, s.max_len).slice(0, words.length) : [];
+}
+
+/** The view's memory: the last sentence it could read, and its word (state.shown). */
+function lastReadable() {
+  let shown = null;
+  return (s) => {
+    if (readable(s)) shown = { text: s.text, word: s.word };
+    return { shown };
   };
-  let shape = null; // the (setting, text) the controls were drawn for
-  const syncControls = (s) => {
+}
+
+const render = viewController({
+  name: "mha-trained",
+  traits: TRAITS,
+  live: ["setting", "seed", "text", "word", "off"],
+  html: (state, group) => renderView(state, { group }),
+  out: ".mha-trained-out",
+  output: outputHtml,
+  memory: lastReadable,
+  controls: {
+    selector: "fieldset.mha-controls",
+    html: (s, group) => controlsHtml(s, group),
+    key: (s) => `${s.setting}|${s.text}`,
+  },
+  sync: (root, s) => {
     for (const t of root.querySelectorAll("[data-control]")) {
       const name = t.dataset.control;
       if (name === "setting") t.checked = Number(t.value) === s.setting;
       else if (name === "head") t.checked = !s.off.includes(Number(t.value));
-      else if (name === "word") t.value = String(s.word);
+      else if (name === "word" && readable(s)) t.value = String(s.word);
       else if (name === "text" && document.activeElement !== t) t.value = s.text;
-      else if (name === "seed") {
-        t.value = String(s.seeds.indexOf(s.seed));
-        t.setAttribute("aria-valuetext", String(s.seed));
-        root.querySelector('output[data-control-value="seed"]').textContent = String(s.seed);
-      }
+      else if (name === "seed") syncRange(root, t, s.seeds, s.seed);
     }
-  };
-  const redraw = () => {
-    const s = state();
-    const now = `${s.setting}|${s.text}`;
-    if (shape !== null && now !== shape) {
-      // other heads or words: the controls are drawn again, the focus kept on its control
-      const focused = document.activeElement;
-      const name = focused && root.contains(focused) ? focused.dataset.control : null;
-      const value = focused ? focused.value : null;
-      root.querySelector("fieldset.mha-controls").outerHTML = controlsHtml(s, group);
-      const again = name ? [...root.querySelectorAll(`[data-control="${name}"]`)] : [];
-      const back = again.find((e) => e.value === value) ?? again[0];
-      if (back) back.focus();
-    }
-    shape = now;
-    syncControls(s);
-    patchHtml(root.querySelector(".mha-trained-out"), outputHtml(s));
-  };
-  shape = `${model.get("setting")}|${model.get("text")}`;
-  const onEvent = (e) => {
-    const t = e.target;
-    const s = state();
+  },
+  changes: (t, s, e) => {
     const name = t.dataset.control;
-    if (name === "setting" && t.checked) {
+    if (name === "setting") {
+      if (!t.checked) return null;
       const h = s.settings[Number(t.value)][0];
-      set({ setting: Number(t.value), off: s.off.filter((i) => i < h) });
-    } else if (name === "seed") {
-      const v = s.seeds[Number(t.value)];
-      t.setAttribute("aria-valuetext", String(v));
-      set({ seed: v });
-    } else if (name === "word") {
-      set({ word: Number(t.value) });
-      tell(positionLabels(wordsOf(s.text, s.pad), s.max_len)[Number(t.value)]);
-    } else if (name === "head") {
-      const i = Number(t.value);
-      set({ off: t.checked ? s.off.filter((j) => j !== i) : [...s.off, i].sort((a, b) => a - b) });
-    } else if (name === "text" && e.type === "change") {
-      const words = wordsOf(t.value, s.pad);
-      set({ text: t.value, word: startWord(words, s.verbs) });
+      return { setting: Number(t.value), off: s.off.filter((i) => i < h) };
     }
-  };
-  root.addEventListener("change", onEvent);
-  root.addEventListener("input", (e) => {
-    if (e.target.type === "range") onEvent(e);
-  });
-  root.addEventListener("keydown", (e) => {
-    if (e.target.matches("input, select")) e.stopPropagation(); // JupyterLab: keys stay here
-  });
-  const relink = linkUp(model, root, state().link, (hash) => readLink(hash, state()), () => linkOf(state()));
-  // A word picked in another view of the page (shareWord): this view follows if its sentence
-  // has that word; the URL keeps linking to the view the reader moved.
-  let fromPeer = false;
-  const tell = shareWord(root, (label) => {
-    const s = state();
-    const words = wordsOf(s.text, s.pad);
-    const i = vocabularyMessage(words, s.vocab, s.max_len) ? -1 : positionLabels(words, s.max_len).slice(0, words.length).indexOf(label);
-    if (i < 0 || i === s.word) return;
-    fromPeer = true;
-    set({ word: i });
-  });
-  const changed = () => {
-    redraw();
-    if (fromPeer) fromPeer = false;
-    else relink();
-  };
-  // one redraw for a batch of changes (model.set of several traits, then save_changes)
-  let queued = false;
-  const soon = () => {
-    if (queued) return;
-    queued = true;
-    queueMicrotask(() => {
-      queued = false;
-      changed();
-    });
-  };
-  for (const k of LIVE) model.on(`change:${k}`, soon);
-  return () => {
-    tell.close();
-    for (const k of LIVE) model.off(`change:${k}`, soon);
-  };
-}
+    if (name === "seed") return { seed: s.seeds[Number(t.value)] };
+    if (name === "word") return { word: Number(t.value) };
+    if (name === "head") {
+      const i = Number(t.value);
+      const off = s.off.filter((j) => j !== i); // (input then change: the same answer twice)
+      return { off: t.checked ? off : [...off, i].sort((a, b) => a - b) };
+    }
+    if (name === "text" && e.type === "change")
+      return { text: t.value, word: startWord(wordsOf(t.value, s.pad), s.verbs) };
+    return null;
+  },
+  word: { control: "word", label: (s) => wordLabels(s)[s.word], index: (s, label) => wordLabels(s).indexOf(label) },
+  link: { read: readLink, write: linkOf },
+});
 
 export default { render };

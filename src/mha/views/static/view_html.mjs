@@ -60,6 +60,15 @@ export function numberHtml(key, v, digits = 2) {
   return el("span", { "data-key": key, "data-value": dataValue(v) }, esc(v.toFixed(digits)));
 }
 
+/** A loss with two significant digits, as Python's format(v, ".2g") (0.31, 1.8e-05): one
+ * format for a loss wherever the book prints one (the views and the chapters' text). */
+export function lossText(v) {
+  if (v === 0 || (Math.abs(v) >= 1e-4 && Math.abs(v) < 100)) return String(Number(v.toPrecision(2)));
+  const [m, e] = v.toExponential(1).split("e");
+  const exp = Number(e);
+  return `${Number(m)}e${exp < 0 ? "-" : "+"}${String(Math.abs(exp)).padStart(2, "0")}`;
+}
+
 /** An integer count shown with thousands separators (as Python's f"{v:,}"). */
 export function countHtml(key, v) {
   return el("span", { "data-key": key, "data-value": String(v) }, esc(thousands(v)));
@@ -73,7 +82,11 @@ export function thousands(v) {
 /** A table cell coloured by weight w in the palette, or by `colours` ([background, text]). */
 export function cellHtml(key, w, palette, colours = null) {
   const [bg, fg] = colours ?? weightColour(w, palette);
-  return el("td", { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) }, esc(w.toFixed(2)));
+  return el(
+    "td",
+    { style: `background:${bg};color:${fg}`, "data-key": key, "data-value": dataValue(w) },
+    esc(w.toFixed(2)),
+  );
 }
 
 /** A cell of a pair that a mask forbids: hatched (class mha-masked), a dash in place of its
@@ -87,25 +100,38 @@ export function maskedCellHtml(key, w) {
  * booleans, true where allowed (a forbidden pair is a maskedCellHtml), or null. */
 export function heatmapHtml(weights, rows, cols, key, palette, opts = {}) {
   const { highlight = null, mask = null } = opts;
-  const head = el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
+  const head =
+    el("th", { scope: "col" }, "query ↓ key →") + cols.map((c) => el("th", { scope: "col" }, esc(c))).join("");
   const cell = (w, i, j) => (!mask || mask[i][j] ? cellHtml : maskedCellHtml)(`${key}-${i}-${j}`, w, palette);
   const body = weights
     .map((row, i) =>
-      el("tr", { class: i === highlight ? "mha-hl" : null }, el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cell(w, i, j)).join("")),
+      el(
+        "tr",
+        { class: i === highlight ? "mha-hl" : null },
+        el("th", { scope: "row" }, esc(rows[i])) + row.map((w, j) => cell(w, i, j)).join(""),
+      ),
     )
     .join("");
   return el("table", { class: "mha-heat" }, el("thead", {}, el("tr", {}, head)) + el("tbody", {}, body));
 }
 
-/** One row of weights (n,) as horizontal bars, the weight printed: data-key `${key}-${j}`. */
-export function barsHtml(row, words, key, palette) {
+/** One row of weights (n,) as horizontal bars, the weight printed (by `text`, default two
+ * decimals): data-key `${key}-${j}`. */
+export function barsHtml(row, words, key, palette, text = (v) => v.toFixed(2)) {
   const items = row.map((v, j) =>
     el(
       "div",
       { class: "mha-bar" },
       el("span", { class: "mha-bar-word" }, esc(words[j])) +
-        el("span", { class: "mha-bar-track" }, el("span", { class: "mha-bar-fill", style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}` })) +
-        numberHtml(`${key}-${j}`, v),
+        el(
+          "span",
+          { class: "mha-bar-track" },
+          el("span", {
+            class: "mha-bar-fill",
+            style: `width:${(100 * v).toFixed(1)}%;background:${weightColour(v, palette)[0]}`,
+          }),
+        ) +
+        el("span", { "data-key": `${key}-${j}`, "data-value": dataValue(v) }, esc(text(v))),
     ),
   );
   return el("div", { class: "mha-bars" }, items.join(""));
@@ -113,7 +139,7 @@ export function barsHtml(row, words, key, palette) {
 
 /** One head's panel: a heading over its table or bars. */
 export function headBox(title, body) {
-  return el("div", { class: "mha-head" }, el("h4", {}, esc(title)) + body);
+  return el("div", { class: "mha-head" }, el("h3", {}, esc(title)) + body);
 }
 
 /** A range control over positions 0..values.length-1 of `values`: its visible label, the
@@ -141,6 +167,22 @@ export function rangeHtml(name, label, values, value, opts = {}) {
   );
 }
 
+/** Sets a range control made by rangeHtml over `values` to `value`: its position, its
+ * aria-valuetext and its <output> (`text`, the shown value). */
+export function syncRange(root, input, values, value, text = String(value)) {
+  input.value = String(values.indexOf(value));
+  input.setAttribute("aria-valuetext", text);
+  const out = root.querySelector(`output[data-control-value="${input.dataset.control}"]`);
+  if (out) out.textContent = text;
+}
+
+/** What a view says when JavaScript is off, before its controls: they are hidden (they would
+ * do nothing) and one line says why. Drawn in the static first view and the live one alike
+ * (a <noscript> shows nothing when scripts run), so the two stay the same. */
+export function noscriptHtml() {
+  const note = "This view's controls need JavaScript, which is off: it shows its first setting.";
+  return el("noscript", {}, el("style", {}, ".mha-controls{display:none}") + el("p", { class: "mha-note" }, esc(note)));
+}
 
 /** Controls' styles: range tracks of 200 px, targets of at least 24 px, a 3 px focus ring. */
 export const CONTROL_CSS = `
@@ -234,7 +276,7 @@ export function readHtml(html) {
     let j = TAG.lastIndex;
     const attrs = [];
     ATTRIBUTE.lastIndex = j;
-    for (let m; (m = ATTRIBUTE.exec(html)); ) {
+    for (let m = ATTRIBUTE.exec(html); m; m = ATTRIBUTE.exec(html)) {
       attrs.push([m[1], m[2] ?? ""]);
       j = ATTRIBUTE.lastIndex;
     }
@@ -248,9 +290,14 @@ export function readHtml(html) {
 }
 
 /** Text or an attribute value as written by esc(), decoded. */
-function unescape(s) {
+function unescapeHtml(s) {
   if (!s.includes("&")) return s;
-  return s.replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", '"').replaceAll("&#x27;", "'").replaceAll("&amp;", "&");
+  return s
+    .replaceAll("&lt;", "<")
+    .replaceAll("&gt;", ">")
+    .replaceAll("&quot;", '"')
+    .replaceAll("&#x27;", "'")
+    .replaceAll("&amp;", "&");
 }
 
 /** Do `parent`'s child nodes match the tree `nodes` one for one (tags and text)? If so, each
@@ -260,9 +307,10 @@ function mirror(parent, nodes) {
   const dom = parent.childNodes;
   if (dom.length !== nodes.length) return false;
   for (let k = 0; k < nodes.length; k++) {
-    const d = dom[k], v = nodes[k];
+    const d = dom[k],
+      v = nodes[k];
     if (v.tag === undefined) {
-      if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescape(v.text)) return false;
+      if (d.nodeType !== Node.TEXT_NODE || d.nodeValue !== unescapeHtml(v.text)) return false;
     } else if (d.nodeType !== Node.ELEMENT_NODE || d.localName !== v.tag || !mirror(d, v.kids)) return false;
     v.dom = d;
   }
@@ -271,7 +319,10 @@ function mirror(parent, nodes) {
 
 /** A new page node for tree node `v` (its .dom set, and its children's), or null. */
 function build(v, parent) {
-  if (v.tag === undefined) return (v.dom = document.createTextNode(unescape(v.text)));
+  if (v.tag === undefined) {
+    v.dom = document.createTextNode(unescapeHtml(v.text));
+    return v.dom;
+  }
   if (parent.namespaceURI !== "http://www.w3.org/1999/xhtml") return null; // no SVG here
   const t = document.createElement("template");
   t.innerHTML = v.html.slice(v.at, v.end);
@@ -283,7 +334,8 @@ function build(v, parent) {
 function patchTree(parent, prev, next) {
   if (!next) return false;
   for (let k = 0; k < next.length; k++) {
-    const a = prev[k], b = next[k];
+    const a = prev[k],
+      b = next[k];
     if (a === undefined) {
       const d = build(b, parent);
       if (!d) return false;
@@ -294,7 +346,7 @@ function patchTree(parent, prev, next) {
       parent.replaceChild(d, a.dom);
     } else if (b.tag === undefined) {
       b.dom = a.dom;
-      if (a.text !== b.text) b.dom.nodeValue = unescape(b.text);
+      if (a.text !== b.text) b.dom.nodeValue = unescapeHtml(b.text);
     } else {
       b.dom = a.dom;
       patchTreeAttributes(b.dom, a.attrs, b.attrs);
@@ -311,17 +363,16 @@ function patchTreeAttributes(d, was, want) {
     const [name, value] = want[k];
     const old = was[k];
     if (old && old[0] === name) {
-      if (old[1] !== value) d.setAttribute(name, unescape(value));
+      if (old[1] !== value) d.setAttribute(name, unescapeHtml(value));
     } else {
       same = false;
-      d.setAttribute(name, unescape(value));
+      d.setAttribute(name, unescapeHtml(value));
     }
   }
   if (same) return; // the same names in the same order: nothing to remove
   const names = new Set(want.map(([name]) => name));
   for (const [name] of was) if (!names.has(name)) d.removeAttribute(name);
 }
-
 
 function patchChildren(old, next) {
   // walked by sibling links, not by index: a node of `next` moves into `old` when it is new

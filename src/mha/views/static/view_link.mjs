@@ -1,10 +1,13 @@
-// view_link.mjs: permalinks of the book's anywidget views (heads_view.mjs, slider_view.mjs,
-// trained_view.mjs, exercise_view.mjs, mask_view.mjs).
+// view_link.mjs: permalinks of the book's anywidget views, and the word the views of a page
+// share. view_controller.mjs uses them; the views say only how to read and write their part.
 //
-// On the site (not in JupyterLab), the page's URL fragment holds a view's settings, e.g.
-// #heads-1:h=4,dk=3 (the view's `link` trait names it): read once the live view has replaced
-// the static first view, written once the reader pauses (LINK_DELAY_MS after the last change).
-// Each view says how to read and write it.
+// On the site (not in JupyterLab), the page's URL fragment holds the settings of every view
+// the reader has moved away from its first setting, one part per view, in the order they were
+// first moved: #budget-1:tilt=+2.5&scaling-1:dk=1024,scaled=1 (each view's `link` trait names
+// its part). A view at its first setting has no part. Opening such a link sets every view it
+// names (and leaves the others at their first setting); so does a new fragment in the same tab
+// (hashchange), which also puts back the views it does not name. A fragment that names no view
+// (#some-section) changes no view.
 //
 // And the word a reader picks, shared among the views of one page (heads_view.mjs,
 // trained_view.mjs): a view that shows the same word follows the pick (shareWord).
@@ -13,17 +16,43 @@
  * live view has replaced it: book/_ext/static/mha-anywidget-host.js), checking each frame. */
 export function whenLive(root, then, frames = 1200) {
   const subarea = root.closest(".widget-subarea");
-  const copy = subarea && subarea.previousElementSibling;
-  if (root.isConnected && !(copy && copy.classList.contains("mha-static-widget"))) then();
+  const copy = subarea?.previousElementSibling;
+  if (root.isConnected && !copy?.classList.contains("mha-static-widget")) then();
   else if (frames > 0) requestAnimationFrame(() => whenLive(root, then, frames - 1));
 }
 
-/** The [key, value] pairs the URL fragment `hash` gives the view named `link`
- * (#link:key=value,key=value, decoded as a whole), or null if the fragment is not about it. */
+/** The views' parts of the URL fragment `hash`, as a Map from a view's link to its part's
+ * text (as written, not decoded): "#a:x=1&b:y=2" gives {a: "x=1", b: "y=2"}; an empty
+ * fragment gives an empty Map; a fragment that is not views' parts (#a-section) gives null. */
+export function linkParts(hash) {
+  const body = hash.startsWith("#") ? hash.slice(1) : hash;
+  const parts = new Map();
+  if (!body) return parts;
+  for (const part of body.split("&")) {
+    const m = /^([\w-]+):(.*)$/s.exec(part);
+    if (!m) return null;
+    parts.set(m[1], m[2]);
+  }
+  return parts;
+}
+
+/** The text of the part of `hash` about the view `link` (as written), or null if none. */
+export function linkText(hash, link) {
+  return (link && linkParts(hash)?.get(link)) ?? null;
+}
+
+/** The [key, value] pairs of the part of `hash` about the view `link`
+ * (link:key=value,key=value, decoded), or null if the fragment has no part about it. */
 export function linkPairs(hash, link) {
-  const prefix = `#${link}:`;
-  if (!link || !hash.startsWith(prefix)) return null;
-  return decodeURIComponent(hash.slice(prefix.length)).split(",").map((part) => part.split("="));
+  const text = linkText(hash, link);
+  if (text === null) return null;
+  let decoded;
+  try {
+    decoded = decodeURIComponent(text);
+  } catch {
+    return []; // a malformed escape: nothing to read
+  }
+  return decoded.split(",").map((part) => part.split("="));
 }
 
 /** The settings the fragment `hash` gives the view `link`: each key=value pair whose key
@@ -35,10 +64,21 @@ export function readSettings(hash, link, keys, texts, valid) {
   const out = {};
   for (const [key, text] of pairs) {
     const name = keys[key];
-    const v = texts.includes(name) ? text : /^\d+$/.test(text ?? "") ? Number(text) : NaN;
+    const v = texts.includes(name) ? text : /^\d+$/.test(text ?? "") ? Number(text) : Number.NaN;
     if (name && valid(name, v)) out[name] = v;
   }
   return out;
+}
+
+/** The fragment `hash` with the part of view `link` set to `part` (the text after "link:"),
+ * or without it when `part` is null; a fragment that was not views' parts is dropped. "" when
+ * no part is left. */
+export function withPart(hash, link, part) {
+  const parts = linkParts(hash) ?? new Map();
+  if (part === null) parts.delete(link);
+  else parts.set(link, part);
+  const text = [...parts].map(([k, v]) => `${k}:${v}`).join("&");
+  return text ? `#${text}` : "";
 }
 
 /** How long after the last change the fragment is written (ms): a reader holding an arrow
@@ -47,33 +87,16 @@ export function readSettings(hash, link, keys, texts, valid) {
  * reader pauses. */
 export const LINK_DELAY_MS = 150;
 
-/** Permalinks for one live view: once live, apply read(location.hash) (settings, {} or
- * null), then keep the fragment equal to write(), LINK_DELAY_MS after the last change;
- * returns the function to call on change. */
-export function linkUp(model, root, link, read, write) {
-  if (!link || document.getElementById("jupyter-config-data")) return () => {}; // JupyterLab
-  let live = false;
-  whenLive(root, () => {
-    const settings = read(location.hash);
-    for (const [k, v] of Object.entries(settings ?? {})) model.set(k, v);
-    if (settings && Object.keys(settings).length) model.save_changes();
-    if (settings) root.scrollIntoView({ block: "start" });
-    live = true;
-  });
-  let timer = null;
-  const store = () => {
-    timer = null;
-    try {
-      history.replaceState(history.state, "", write());
-    } catch (e) {
-      // a page where the URL cannot change (a sandboxed frame): the view works without links
-    }
-  };
-  return () => {
-    if (!live) return;
-    clearTimeout(timer);
-    timer = setTimeout(store, LINK_DELAY_MS);
-  };
+/** Writes the part of view `link` into the page's URL (null: drops it), without a new
+ * history entry and without a hashchange. */
+export function storePart(link, part) {
+  const hash = withPart(location.hash, link, part);
+  if (hash === location.hash || (hash === "" && !location.hash)) return;
+  try {
+    history.replaceState(history.state, "", hash || location.pathname + location.search);
+  } catch {
+    // a page where the URL cannot change (a sandboxed frame): the view works without links
+  }
 }
 
 // The page-level channel of the chosen word: a CustomEvent on window, its detail the view's
