@@ -240,13 +240,17 @@ def expected_cost(n: str, dmodel: str, h: str, dk: str) -> dict[str, float]:
     Q = torch.einsum("nd,hdk->hnk", layer.X, layer.W_q)  # (h, n, d_k)
     weights = torch.empty(a["h"], a["n"], a["n"], device="meta")  # (h, n, n)
     qkv = layer.W_q.numel() + layer.W_k.numel() + layer.W_v.numel()
-    return {
+    concat = torch.empty(a["n"], a["h"] * a["d_k"], device="meta")  # (n, h*d_k)
+    counts = {
         "params_without_out": qkv,
         "params_total": qkv + layer.W_o.numel(),
         "projection": 3 * flops(torch.einsum, "nd,hdk->hnk", layer.X, layer.W_q)["total"] // 2,
         "scoring": flops(torch.matmul, Q, Q.transpose(-2, -1))["total"] // 2,
         "blending": flops(torch.matmul, weights, Q)["total"] // 2,
     }
+    out = flops(torch.matmul, concat, layer.W_o)["total"] // 2  # concat @ W^O
+    counts["macs_total"] = counts["projection"] + counts["scoring"] + counts["blending"] + out
+    return counts
 
 
 # ---------------------------------------------------------------------- explorer

@@ -174,8 +174,7 @@ def test_sliders_announce_their_values_not_positions():
 
 
 def test_words_reach_the_page_as_text():
-    state = {**heads_view(show=ALL).get_state(), "words": ["<b>", "a&b", '"q"', "'", "x"]}
-    state["labels"] = state["words"]
+    state = {**heads_view(show=ALL).get_state(), "labels": ["<b>", "a&b", '"q"', "'", "x"]}
     html = draw([state])[0]
     assert "<b>" not in html and "&lt;b&gt;" in html and "a&amp;b" in html
     assert "&quot;q&quot;" in html and "&#x27;" in html
@@ -195,9 +194,9 @@ def test_bad_arguments_are_named(bad, named):
         heads_view(**bad)
 
 
-def test_the_words_are_the_toy_sentences():
+def test_the_words_are_the_toy_sentences_labels():
     state = heads_view().get_state()
-    assert state["words"] == list(toy.SENTENCE) and state["labels"] == list(toy.WORD_LABELS)
+    assert state["labels"] == list(toy.WORD_LABELS)  # the (1st), ..., the (2nd), mouse
 
 
 CALL = """

@@ -185,7 +185,7 @@ def test_the_concatenation_wraps_by_head_and_its_numbers_stay_apart(playwright, 
 # ---------------------------------------------------------------- chapter 2: the h x d_k view
 CH2 = "notebooks/02_run_it_again.html"
 CH2_H = CH2_DK = tuple(range(1, 10))  # the sliders' positions (the chapter's heads_view call)
-COSTS = ("params_without_out", "params_total", "projection", "scoring", "blending")
+COSTS = ("params_without_out", "params_total", "projection", "scoring", "blending", "macs_total")
 
 # What the view shows, read from the page: the root's data-* attributes, the sliders, and per
 # head its title, words and numbers (data-value and the text shown); per cost row its label
@@ -206,7 +206,7 @@ SHOWN_JS = """
     seed: host.querySelector('input[data-control=seed]').value,
     word: host.querySelector('select[data-control=word]').selectedOptions[0].text,
     heads: Array.from(rows.querySelectorAll('.mha-head')).map((b) => ({
-      title: b.querySelector('h4').textContent,
+      title: b.querySelector('h3').textContent,
       words: Array.from(b.querySelectorAll('.mha-bar-word')).map((w) => w.textContent),
       cells: Array.from(b.querySelectorAll('[data-key]')).map((c) =>
         [c.dataset.key, c.dataset.value, c.textContent]),
@@ -247,9 +247,9 @@ def _ch2_problems(shown: dict, setting: tuple) -> tuple[list[str], float]:
     if len(shown["heads"]) != len(rows):
         return [*problems, f"{where}: {len(shown['heads'])} heads shown, torch has {h}"], worst
     for i, (head, row) in enumerate(zip(shown["heads"], rows, strict=True)):
-        if head["title"] != f"head {i + 1}: {toy.SENTENCE[word]} → …":
+        if head["title"] != f"head {i + 1}: {toy.WORD_LABELS[word]} → …":
             problems.append(f"{where}: head {i + 1} titled {head['title']!r}")
-        if head["words"] != list(toy.SENTENCE):
+        if head["words"] != list(toy.WORD_LABELS):
             problems.append(f"{where}: head {i + 1} labels {head['words']}")
         want = {f"r{i}-{j}": v for j, v in enumerate(row)} | {f"sum{i}": math.fsum(row)}
         cells = {k: (float(v), text) for k, v, text in head["cells"]}

@@ -44,7 +44,7 @@ def _tints() -> list[list[str]]:
 
 
 class HeadsView(View, module="heads_view", link="heads"):
-    """The heads view. Inputs: X ``(n, d_model)`` and its words; the designed heads
+    """The heads view. Inputs: X ``(n, d_model)`` and its words' labels; the designed heads
     (``{W_q, W_k, W_v}``, each ``(3, d_model, 3)``); ``scale``, the random heads' standard
     deviation; the reader's settings: ``source``, ``h``, ``d_k``, ``seed``, ``word``; the
     offered ``h_values``, ``d_k_values``, ``sources``, ``panels``; ``n``/``d_model`` the
@@ -52,7 +52,6 @@ class HeadsView(View, module="heads_view", link="heads"):
     (``#heads-1:h=4,dk=3,word=4``: a permalink on the site)."""
 
     X = traitlets.List().tag(sync=True)
-    words = traitlets.List(traitlets.Unicode()).tag(sync=True)
     labels = traitlets.List(traitlets.Unicode()).tag(sync=True)
     designed = traitlets.Dict().tag(sync=True)
     scale = traitlets.Float(toy.RANDOM_SCALE).tag(sync=True)
@@ -111,7 +110,6 @@ def heads_view(
     weights = any(p in WEIGHT_PANELS for p in show)
     return HeadsView(
         X=toy.X.tolist() if weights else [],  # (5, 9)
-        words=list(toy.SENTENCE),
         labels=list(toy.WORD_LABELS),
         designed=_weights(toy.designed_heads()) if "designed" in sources else {},
         head_tints=_tints(),

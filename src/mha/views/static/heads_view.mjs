@@ -53,9 +53,10 @@ export const SEED_RULE = `a whole number from 0 to ${SEED_MAX}`;
 const COST_ROWS = [
   ["params_without_out", "parameters in W^Q, W^K, W^V"],
   ["params_total", "parameters with W^O"],
-  ["projection", "projection multiply-adds"],
+  ["projection", "projection multiply-adds (Q, K, V)"],
   ["scoring", "scoring multiply-adds (QKᵀ)"],
   ["blending", "blending multiply-adds (weights·V)"],
+  ["macs_total", "multiply-adds with W^O"],
 ];
 
 const CSS = `${CONTROL_CSS}
@@ -101,8 +102,8 @@ function rowsPanel(state, weights) {
     const sum = row.reduce((a, b) => a + b, 0);
     const note = el("div", { class: "mha-note" }, `row sum ${numberHtml(`sum${i}`, sum)}`);
     return headBox(
-      `head ${i + 1}: ${state.words[word]} → …`,
-      barsHtml(row, state.words, `r${i}`, state.palette) + note,
+      `head ${i + 1}: ${state.labels[word]} → …`,
+      barsHtml(row, state.labels, `r${i}`, state.palette) + note,
     );
   });
   const params = { h, d_k, word, seed: state.seed, source: state.source };
@@ -113,7 +114,7 @@ function headsPanel(state, weights) {
   const { h, d_k } = setting(state);
   const hl = state.panels.includes("rows") ? state.word : null;
   const boxes = weights.map((w, i) =>
-    headBox(`head ${i + 1}`, heatmapHtml(w, state.words, state.words, `w${i}`, state.palette, { highlight: hl })),
+    headBox(`head ${i + 1}`, heatmapHtml(w, state.labels, state.labels, `w${i}`, state.palette, { highlight: hl })),
   );
   const params = { h, d_k, seed: state.seed, source: state.source };
   return viewRoot("heads", params, el("div", { class: "mha-heads" }, boxes.join("")));
@@ -176,7 +177,7 @@ function costPanel(state) {
       ? h === 1
         ? `h·d_k = ${width} = d_model: one head of full width, the comparison itself.`
         : `h·d_k = ${width} = d_model: the heads split one head's width (and its cost).`
-      : `h·d_k = ${width} ≠ d_model = ${d_model}: the heads fill ${width} columns, not ${d_model}, so each count is ${width}/${d_model} of one full-width head's.`;
+      : `h·d_k = ${width} ≠ d_model = ${d_model}: ${h === 1 ? "the head fills" : "the heads fill"} ${width} columns, not ${d_model}, so each count is ${width}/${d_model} of one full-width head's.`;
   const head = el(
     "tr",
     {},
@@ -185,7 +186,8 @@ function costPanel(state) {
         .map((t) => el("th", { scope: "col" }, esc(t)))
         .join(""),
   );
-  const table = el("table", { class: "mha-costs" }, el("thead", {}, head) + el("tbody", {}, rows));
+  const caption = el("caption", {}, esc(`n = ${n} words, d_model = ${d_model}`));
+  const table = el("table", { class: "mha-costs" }, caption + el("thead", {}, head) + el("tbody", {}, rows));
   return viewRoot("cost", { n, d_model, h, d_k }, el("p", { class: "mha-note" }, esc(verdict)) + table);
 }
 
@@ -318,7 +320,6 @@ export function linkOf(state) {
 const TRAITS = [
   "link",
   "X",
-  "words",
   "labels",
   "designed",
   "scale",
