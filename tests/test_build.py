@@ -46,6 +46,14 @@ def _copy_project(dest: Path) -> None:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(ROOT / rel, dest / rel)
     (dest / "node_modules").symlink_to(ROOT / "node_modules")
+    # esbuild's bundles of the views (make builds them; git keeps none): chapter 6's widget
+    # needs them in the kernel (src/mha/views/dist) and on the page (mha-views.js).
+    for built in (
+        *(ROOT / "src/mha/views/dist").glob("*.js"),
+        ROOT / "book/_ext/static/mha-views.js",
+    ):
+        (dest / built.relative_to(ROOT)).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(built, dest / built.relative_to(ROOT))
     (dest / "_toc.yml").write_text(TOC)
 
 
