@@ -85,11 +85,16 @@ CODE_SUFFIXES = {".py", ".js", ".mjs", ".cjs", ".css", ".html", ".jinja", ".j2",
 
 
 def ext_lines(ext: Path = EXT) -> dict[str, int]:
-    """{path under ``ext``: its lines} for the code, CSS and template files of ``ext``."""
+    """{path under ``ext``: its lines} for the code, CSS and template files of ``ext`` that git
+    keeps (not what the build writes there, such as esbuild's ``static/mha-views.js``)."""
+    tracked = subprocess.run(
+        ["git", "ls-files", "-z", "--", "."], cwd=ext, capture_output=True, text=True, check=True
+    ).stdout.split("\0")
+    paths = sorted(ext / t for t in tracked if t)
     return {
         p.relative_to(ext).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
-        for p in sorted(ext.rglob("*"))
-        if p.is_file() and p.suffix in CODE_SUFFIXES and "__pycache__" not in p.parts
+        for p in paths
+        if p.is_file() and p.suffix in CODE_SUFFIXES
     }
 
 

@@ -4,6 +4,7 @@ nothing here times anything)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from benchmarks import run
@@ -43,6 +44,10 @@ def test_book_ext_lines_count_code_css_and_templates(tmp_path: Path) -> None:
     (tmp_path / "static" / "b.css").write_text("p {}\n")
     (tmp_path / "__pycache__").mkdir()
     (tmp_path / "__pycache__" / "a.cpython-311.pyc").write_bytes(b"\0\1")
+    (tmp_path / ".gitignore").write_text("static/built.js\n")
+    (tmp_path / "static" / "built.js").write_text("a\nb\nc\n")  # written by a build: not kept
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "add", "."], cwd=tmp_path, check=True)
     assert run.ext_lines(tmp_path) == {"a.py": 2, "static/b.css": 1}
 
 
