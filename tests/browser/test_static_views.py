@@ -178,6 +178,23 @@ def _hold_host(route) -> None:
     route.fulfill(response=response, body=HOLD_HOST_BEFORE + response.text() + HOLD_HOST_AFTER)
 
 
+def _open_held(page, url: str) -> None:
+    """Load ``url`` with the host's renderer held back (HOLD_HOST_BEFORE): every script runs,
+    but the static copies stay until :func:`_release`."""
+    page.route(HOST_JS, _hold_host)
+    page.goto(url, wait_until="load")
+    held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+    assert held, f"{url}: the host's renderer was not held back"
+
+
+def _release(page) -> None:
+    """Let the held host draw, and wait until the live views replaced every static copy."""
+    page.evaluate("() => window.__mhaRenderWidgets()")
+    page.wait_for_function(
+        "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
+    )
+
+
 # For the pictures, nothing on the page sticks or floats over it: the trained explorer's
 # controls (drawn again at the takeover, so held by a style rule) and the theme's sticky
 # header become static; the theme's fixed elements (the skip link, the back-to-top button)
@@ -217,13 +234,10 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
     page = ctx.new_page()
     try:
         log = harness.watch(page)
-        page.route(HOST_JS, _hold_host)
-        page.goto(url, wait_until="load")
+        _open_held(page, url)
         page.add_style_tag(content=STILL_CSS)
         page.evaluate(STILL_JS)
         harness.painted(page)
-        held = page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
-        assert held, f"{url}: the host's renderer was not held back"
         copies = page.locator(".mha-static-widget").count()
         assert copies and copies == page.locator(AREAS).count(), f"{url}: {copies} static copies"
         before = _shots(page)
@@ -286,19 +300,14 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         harness.guard(ctx)
         page = ctx.new_page()
         log = harness.watch(page)
-        page.route(HOST_JS, _hold_host)
-        page.goto(base_url + rel, wait_until="load")
-        assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        _open_held(page, base_url + rel)
         page.locator("main p:visible").first.click()
         assert page.locator(NOTICE).count() == 0, "a notice for a click outside the widgets"
         box = harness.box_in_view(page.locator(".mha-static-widget legend").first)
         page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
         notice = page.locator(NOTICE)
         assert notice.is_visible() and "starting" in notice.text_content(), rel
-        page.evaluate("() => window.__mhaRenderWidgets()")
-        page.wait_for_function(
-            "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
-        )
+        _release(page)
         assert "ready" in notice.text_content()
         notice.wait_for(state="detached", timeout=harness.TIMEOUT_MS)
         assert log.problems() == [], log.problems()
@@ -314,9 +323,7 @@ def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playw
         harness.guard(ctx)
         page = ctx.new_page()
         log = harness.watch(page)
-        page.route(HOST_JS, _hold_host)
-        page.goto(base_url + rel, wait_until="load")
-        assert page.evaluate("() => typeof window.__mhaRenderWidgets === 'function'")
+        _open_held(page, base_url + rel)
         toggle = page.locator(
             ".mha-static-widget .mha-scaling-view input[type=radio]:not(:checked)"
         )
@@ -330,10 +337,7 @@ def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playw
             page.locator(".mha-static-widget .mha-budget-view .mha-view").get_attribute("data-tilt")
             == "0"
         )
-        page.evaluate("() => window.__mhaRenderWidgets()")
-        page.wait_for_function(
-            "() => !document.querySelector('.mha-static-widget')", timeout=harness.TIMEOUT_MS
-        )
+        _release(page)
         harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "4")
         harness.live_view(page, ".mha-scaling-view .mha-view", "scaled", "0")
         live = page.locator(".mha-budget-view input[data-control=tilt]")
