@@ -1,4 +1,4 @@
-"""Fixtures of the browser tests: the built site served on 127.0.0.1, one chromium context.
+"""Fixtures of the browser tests: the built site served on 127.0.0.1, one chromium.
 
 The site is ``_build/html`` (``make test`` builds it first; ``MHA_BOOK_HTML`` points
 elsewhere). These tests never skip for a missing browser or site: they fail, with one line
@@ -40,30 +40,33 @@ def base_url(site):
 
 
 @pytest.fixture(scope="session")
-def playwright():
+def browser():
+    """One chromium for the session (launched once; a launch takes seconds): every test opens
+    its pages in contexts of its own (harness.browser_context), which share no cookies,
+    storage or cache. (One Playwright per process: a second one fails once one runs.)"""
     try:
         harness.ensure_chromium()
     except RuntimeError as e:
         pytest.fail(str(e), pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as pw:
-        yield pw
+    with sync_playwright() as pw, harness.launch(pw) as browser:
+        yield browser
 
 
 @pytest.fixture(scope="session")
-def context(playwright):
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+def context(browser):
+    with harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         yield ctx
 
 
 @pytest.fixture(scope="session")
-def small_screens(playwright):
-    """{name: context} for a11y.SMALL_SCREENS (a phone, 200 % zoom): one chromium each."""
+def small_screens(browser):
+    """{name: context} for a11y.SMALL_SCREENS (a phone, 200 % zoom): a context each."""
     with contextlib.ExitStack() as stack:
         contexts = {
-            name: stack.enter_context(harness.browser_context(playwright, **args))
+            name: stack.enter_context(harness.browser_context(browser, **args))
             for name, args in a11y.SMALL_SCREENS.items()
         }
         for ctx in contexts.values():

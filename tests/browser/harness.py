@@ -1,8 +1,9 @@
 """Shared browser harness: serve the built book on 127.0.0.1 and drive Debian's chromium.
 
 Used by the browser tests (conftest.py), screenshot.py and measure.py. The browser is
-Debian's /usr/bin/chromium (Playwright's own browser download does not work here) with a
-fresh user-data-dir; every request that does not go to 127.0.0.1 is aborted and recorded.
+Debian's /usr/bin/chromium (Playwright's own browser download does not work here), each
+test in new contexts of its own (a context shares no cookies, storage or cache); every
+request that does not go to 127.0.0.1 is aborted and recorded.
 """
 
 from __future__ import annotations
@@ -15,7 +16,6 @@ import os
 import re
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -121,23 +121,28 @@ def serve(site: Path = SITE) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def browser_context(playwright, **context_args):
-    """A persistent chromium context in a fresh, temporary user-data-dir."""
-    executable = ensure_chromium()
-    with tempfile.TemporaryDirectory(prefix="mha-chromium-") as user_data_dir:
-        context = playwright.chromium.launch_persistent_context(
-            user_data_dir,
-            executable_path=executable,
-            headless=True,
-            args=CHROMIUM_ARGS,
-            service_workers="block",
-            **context_args,
-        )
-        context.set_default_timeout(TIMEOUT_MS)
-        try:
-            yield context
-        finally:
-            context.close()
+def launch(playwright) -> Iterator[object]:
+    """Debian's chromium, launched by ``playwright`` (headless, :data:`CHROMIUM_ARGS`); the
+    browser tests share one for the session (conftest.py), each test in its own contexts."""
+    browser = playwright.chromium.launch(
+        executable_path=ensure_chromium(), headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield browser
+    finally:
+        browser.close()
+
+
+@contextlib.contextmanager
+def browser_context(browser, **context_args):
+    """A new context of ``browser`` (from :func:`launch`): its own cookies, storage and cache,
+    shared with no other context, closed after."""
+    context = browser.new_context(service_workers="block", **context_args)
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 @contextlib.contextmanager
@@ -148,7 +153,12 @@ def site_browser(site: Path = SITE, **context_args) -> Iterator[tuple[object, st
     """
     from playwright.sync_api import sync_playwright
 
-    with serve(site) as base, sync_playwright() as pw, browser_context(pw, **context_args) as ctx:
+    with (
+        serve(site) as base,
+        sync_playwright() as pw,
+        launch(pw) as browser,
+        browser_context(browser, **context_args) as ctx,
+    ):
         guard(ctx)
         yield ctx, base
 
@@ -179,13 +189,13 @@ def confine(ctx, scheme: str) -> list[str]:
 
 @contextlib.contextmanager
 def confined_page(
-    playwright, base_url: str, site: Path, rel: str, scheme: str, fragment: str = ""
+    browser, base_url: str, site: Path, rel: str, scheme: str, fragment: str = ""
 ) -> Iterator[tuple[object, PageLog, list[str]]]:
     """Page ``rel`` of the site (with the URL fragment ``fragment``) opened over http at
     ``base_url`` or from ``file://`` (``scheme``) in a fresh 1280 x 900 context confined to the
     site (:func:`confine`), its widgets rendered and its requests done: yield (page, its log
     of errors, the requests that left the site)."""
-    with browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+    with browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         left = confine(ctx, scheme)
         page = ctx.new_page()
         log = watch(page)
@@ -203,9 +213,9 @@ def chapter_fixture(pages):
     import pytest
 
     @pytest.fixture(params=[(rel, scheme) for rel in pages for scheme in ("http", "file")], ids=str)
-    def chapter(request, playwright, base_url, site):
+    def chapter(request, browser, base_url, site):
         rel, scheme = request.param
-        with confined_page(playwright, base_url, site, rel, scheme) as (page, log, left):
+        with confined_page(browser, base_url, site, rel, scheme) as (page, log, left):
             yield rel, page, log, left
 
     return chapter

@@ -28,7 +28,8 @@ def main() -> None:
     with (
         serve_lab() as lab,
         sync_playwright() as pw,
-        harness.browser_context(pw, viewport={"width": 1280, "height": 860}) as ctx,
+        harness.launch(pw) as browser,
+        harness.browser_context(browser, viewport={"width": 1280, "height": 860}) as ctx,
     ):
         page = ctx.new_page()
         open_app(page, lab)

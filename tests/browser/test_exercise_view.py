@@ -172,9 +172,9 @@ def test_sliders_are_named_announce_values_and_show_focus(chapter):
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_a_permalink_opens_the_view_at_its_setting(playwright, base_url, site, scheme):
+def test_a_permalink_opens_the_view_at_its_setting(browser, base_url, site, scheme):
     link = "#exercise-1:q=1,prey=1.5"
-    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, REL, scheme, link) as (page, log, left):
         harness.live_view(page, f"{HOST} .mha-view", "kprey", "1.5")
         attrs, cells = _view(page)
         assert attrs["qverb"] == "1" and cells["goal-0"] == "met" and _problems(page) == []

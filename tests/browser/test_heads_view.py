@@ -127,10 +127,10 @@ def test_controls_are_named_announce_values_and_show_focus(chapter):
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(browser, base_url, site, scheme):
     rel = "notebooks/01_one_budget.html"
     link = "#heads-1:dk=27,seed=7,word=4"
-    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, rel, scheme, link) as (page, log, left):
         harness.live_view(page, ".mha-heads-view .mha-view", "dk", "27")
         attrs = _attrs(page)
         assert [(a["view"], a["dk"]) for a in attrs] == [("rows", "27"), ("heads", "27")]
@@ -166,12 +166,12 @@ CONCAT_FIT_JS = """
 
 
 @pytest.mark.parametrize("width", [390, 1280])
-def test_the_concatenation_wraps_by_head_and_its_numbers_stay_apart(playwright, base_url, width):
+def test_the_concatenation_wraps_by_head_and_its_numbers_stay_apart(browser, base_url, width):
     """At h = 4, d_k = 9 (36 columns), on a phone and on a desktop: no head's block sticks out
     of the view or makes it scroll, and neighbouring numbers are at least 4 px apart (more than a
     space of the view's 11.5-13 px type: two numbers, not one subtraction)."""
     rel = "notebooks/04_putting_heads_back_together.html"
-    with harness.browser_context(playwright, viewport={"width": width, "height": 900}) as ctx:
+    with harness.browser_context(browser, viewport={"width": width, "height": 900}) as ctx:
         page = ctx.new_page()
         page.goto(base_url + rel + "#heads-1:h=4,dk=9", wait_until="load")
         harness.settle(page)
@@ -299,14 +299,14 @@ SETTINGS_SEED = int(os.environ.get("MHA_SETTINGS_SEED") or random.randrange(2**3
 N_SETTINGS = 12
 
 
-def test_chapter_2_view_shows_torchs_rows_and_costs_at_random_settings(playwright, base_url, site):
+def test_chapter_2_view_shows_torchs_rows_and_costs_at_random_settings(browser, base_url, site):
     pick = random.Random(SETTINGS_SEED)
     settings = [
         (pick.choice(CH2_H), pick.choice(CH2_DK), pick.randrange(2**32), pick.randrange(5))
         for _ in range(N_SETTINGS)
     ]
     where = f"settings seed {SETTINGS_SEED}"
-    with harness.confined_page(playwright, base_url, site, CH2, "http") as (page, log, left):
+    with harness.confined_page(browser, base_url, site, CH2, "http") as (page, log, left):
         harness.live_view(page, f"{HOST} .mha-view", "source", "designed")
         problems, worst = _ch2_problems(page.evaluate(SHOWN_JS), ("designed", 3, 3, 0, 2))
         # a slider moved while the designed heads show: random heads, from h = 3, d_k = 3
@@ -339,9 +339,9 @@ def test_chapter_2_view_shows_torchs_rows_and_costs_at_random_settings(playwrigh
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_chapter_2_permalink_holds_every_setting(playwright, base_url, site, scheme):
+def test_chapter_2_permalink_holds_every_setting(browser, base_url, site, scheme):
     link = "#heads-1:source=random,h=7,dk=2,seed=41,word=4"
-    with harness.confined_page(playwright, base_url, site, CH2, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, CH2, scheme, link) as (page, log, left):
         harness.live_view(page, f"{HOST} .mha-view", "h", "7")
         problems, _ = _ch2_problems(page.evaluate(SHOWN_JS), ("random", 7, 2, 41, 4))
         harness.link_stays(page, link)
@@ -384,12 +384,12 @@ PHONE_FIT_JS = """
         ("notebooks/03_splitting_the_cost.html", "#heads-2:h=16,dk=512", "dk", "512"),
     ],
 )
-def test_heads_views_fit_a_phone(playwright, base_url, rel, link, key, value):
+def test_heads_views_fit_a_phone(browser, base_url, rel, link, key, value):
     """At 390 px, at the settings with the most to show (chapter 2's most heads, chapter 3's
     largest counts): nothing of a heads view sticks out of it or makes the page scroll
     sideways, and each slider is on its label's line, at least 100 px long."""
     viewport = {"width": 390, "height": 844}
-    with harness.browser_context(playwright, viewport=viewport, has_touch=True) as ctx:
+    with harness.browser_context(browser, viewport=viewport, has_touch=True) as ctx:
         page = ctx.new_page()
         page.goto(base_url + rel + link, wait_until="load")
         harness.settle(page)
@@ -405,12 +405,12 @@ def test_heads_views_fit_a_phone(playwright, base_url, rel, link, key, value):
 SEED_RULE = "a whole number from 0 to 4294967295"
 
 
-def test_a_seed_box_refuses_what_is_not_a_seed_and_says_why(playwright, base_url, site):
+def test_a_seed_box_refuses_what_is_not_a_seed_and_says_why(browser, base_url, site):
     """Chapter 2's seed box: "-1", "1.5", "1e3" and a 16-digit seed are refused, each with the
     one-line rule in red under the box and the text left as typed (never silently changed or
     cut); the view keeps its seed. A whole number in range is taken, and the rule is plain
     again."""
-    with harness.confined_page(playwright, base_url, site, CH2, "http") as (page, log, left):
+    with harness.confined_page(browser, base_url, site, CH2, "http") as (page, log, left):
         harness.live_view(page, f"{HOST} .mha-view", "source", "designed")
         box = page.locator(f"{HOST} input[data-control=seed]")
         rule = page.locator(f"{HOST} .mha-seed-rule")

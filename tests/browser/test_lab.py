@@ -320,14 +320,14 @@ FIRST_VIEW_JS = (
 
 
 @pytest.fixture(scope="module")
-def lab_session(site, playwright):
+def lab_session(site, browser):
     """(page, first view): one JupyterLab and one chromium page for the module. The first view
     is recorded as soon as the app has started, before any test opens a chapter, so that the
-    test that checks it does not depend on running first. Chromium is driven by the session's
-    Playwright (conftest.py): a second Playwright in the same process fails once one runs."""
+    test that checks it does not depend on running first. The page is in a context of the
+    session's chromium (conftest.py)."""
     with (
         serve_lab() as lab,
-        harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx,
+        harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx,
     ):
         page = ctx.new_page()
         requests = harness.Requests(page)

@@ -96,9 +96,9 @@ def test_controls_are_named_and_show_focus(chapter6):
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(browser, base_url, site, scheme):
     link = "#mask-1:mask=window,window=3"
-    with harness.confined_page(playwright, base_url, site, REL, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, REL, scheme, link) as (page, log, left):
         harness.live_view(page, VIEW, "radius", "3")
         assert {k: _attrs(page)[k] for k in ("mask", "radius")} == {"mask": "window", "radius": "3"}
         radius = page.locator(f"{VIEW} input[data-control=radius]")

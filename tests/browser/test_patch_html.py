@@ -91,8 +91,8 @@ PATCH_JS = """([before, after, kept]) => {
 
 
 @pytest.fixture(scope="module")
-def page(playwright):
-    with harness.browser_context(playwright, viewport={"width": 800, "height": 600}) as ctx:
+def page(browser):
+    with harness.browser_context(browser, viewport={"width": 800, "height": 600}) as ctx:
         page = ctx.new_page()
         page.set_content("<!doctype html><body></body>")
         source = MODULE.read_text(encoding="utf-8")

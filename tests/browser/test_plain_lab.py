@@ -128,16 +128,16 @@ def source_cells(path: Path) -> list[dict]:
 
 
 @contextlib.contextmanager
-def plain_notebook_page(pw, width: int = 1280) -> Iterator[object]:
-    """chromium (from Playwright ``pw``) on JupyterLab (jupyterlab-myst disabled) with a copy
-    of chapter 1's plain notebook open, its file read and every markdown cell rendered and
-    typeset."""
+def plain_notebook_page(browser, width: int = 1280) -> Iterator[object]:
+    """A page of ``browser`` (harness.launch) on JupyterLab (jupyterlab-myst disabled) with a
+    copy of chapter 1's plain notebook open, its file read and every markdown cell rendered
+    and typeset."""
     cells = source_cells(NOTEBOOK)
     formulas = sum(c.get("formulas", 0) for c in cells)
     with (
         tempfile.TemporaryDirectory(prefix="mha-plain-") as folder,
         serve_lab(root=Path(folder), myst=False) as lab,
-        harness.browser_context(pw, viewport={"width": width, "height": 900}) as ctx,
+        harness.browser_context(browser, viewport={"width": width, "height": 900}) as ctx,
     ):
         shutil.copy(NOTEBOOK, folder)
         page = ctx.new_page()
@@ -154,9 +154,9 @@ def plain_notebook_page(pw, width: int = 1280) -> Iterator[object]:
 
 
 @pytest.mark.usefixtures("site")
-def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None:
+def test_chapter_1_plain_notebook_reads_cleanly_without_myst(browser) -> None:
     expected = [c for c in source_cells(NOTEBOOK) if c["type"] == "markdown"]
-    with plain_notebook_page(playwright) as page:
+    with plain_notebook_page(browser) as page:
         shown = page.evaluate(CELLS_JS)
     assert len(shown) == len(expected) > 20, f"{len(shown)} markdown cells, {len(expected)} in file"
     assert not any(c["myst"] for c in shown), "jupyterlab-myst rendered a cell: not disabled"
@@ -187,11 +187,11 @@ def test_chapter_1_plain_notebook_reads_cleanly_without_myst(playwright) -> None
 
 
 @pytest.mark.usefixtures("site")
-def test_opening_the_plain_notebook_does_not_mark_it_modified(playwright) -> None:
+def test_opening_the_plain_notebook_does_not_mark_it_modified(browser) -> None:
     """As Binder opens it (its server reads the same lab/jupyter_server_config.json): the
     file holds no language_info, which JupyterLab writes as soon as the kernel answers."""
     assert "language_info" not in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["metadata"]
-    with plain_notebook_page(playwright) as page:
+    with plain_notebook_page(browser) as page:
         state = page.evaluate(KERNEL_METADATA_JS, WAIT_MS)
     assert state == {"dirty": False}, f"{NOTEBOOK.name} is marked modified after opening: {state}"
 
@@ -207,7 +207,7 @@ OPENED_JS = """
 
 
 @pytest.mark.usefixtures("site")
-def test_the_binder_button_opens_the_chapter_as_a_notebook(playwright) -> None:
+def test_the_binder_button_opens_the_chapter_as_a_notebook(browser) -> None:
     """The theme's Binder button opens ``lab/tree/<page>.md``; with make lab's settings
     (lab/install, which Binder's postBuild runs) JupyterLab opens that MyST file as a
     notebook, with the chapter's cells, not as a text file."""
@@ -215,7 +215,7 @@ def test_the_binder_button_opens_the_chapter_as_a_notebook(playwright) -> None:
     [urlpath] = set(re.findall(r'"https://mybinder\.org/v2/gh/[^"?]+\?urlpath=([^"]+)"', html))
     path = urlpath.removeprefix("lab/tree/")
     cells = len(jupytext.read(harness.ROOT / path).cells)
-    with serve_lab() as lab, harness.browser_context(playwright) as ctx:
+    with serve_lab() as lab, harness.browser_context(browser) as ctx:
         page = ctx.new_page()
         page.goto(lab.page(urlpath))
         opened = page.wait_for_function(OPENED_JS, arg=path, timeout=WAIT_MS, polling=500)
@@ -229,7 +229,11 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     harness.ensure_chromium()
-    with sync_playwright() as pw, plain_notebook_page(pw, width=1100) as page:
+    with (
+        sync_playwright() as pw,
+        harness.launch(pw) as browser,
+        plain_notebook_page(browser, width=1100) as page,
+    ):
         page.evaluate(
             "() => { const n = window.jupyterapp.shell.currentWidget.content;"
             " n.activeCellIndex = 1; n.scrollToItem(1, 'start'); }"

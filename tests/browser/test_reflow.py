@@ -54,18 +54,18 @@ CASES = {
 }
 
 
-def _on_small_page(playwright, html: str, width: int, read):
+def _on_small_page(browser, html: str, width: int, read):
     """``read(page)`` on a page of ``html`` alone, in a window ``width`` CSS px wide."""
-    with harness.browser_context(playwright, viewport={"width": width, "height": 600}) as ctx:
+    with harness.browser_context(browser, viewport={"width": width, "height": 600}) as ctx:
         page = ctx.new_page()
         page.set_content(f"<!doctype html><body style='margin:0'>{html}</body>")
         return read(page)
 
 
 @pytest.mark.parametrize("case", CASES)
-def test_the_reflow_check_finds_what_sticks_out_and_passes_what_scrolls(case, playwright):
+def test_the_reflow_check_finds_what_sticks_out_and_passes_what_scrolls(case, browser):
     html, wanted = CASES[case]
-    found = _on_small_page(playwright, html, 390, lambda p: p.evaluate(a11y.REFLOW_JS)["outside"])
+    found = _on_small_page(browser, html, 390, lambda p: p.evaluate(a11y.REFLOW_JS)["outside"])
     assert [w for w in wanted if not any(w in f for f in found)] == [], found
     assert bool(found) == bool(wanted), found
 
@@ -80,11 +80,11 @@ TOP_JS = "(id) => document.getElementById(id).getBoundingClientRect().top"
 
 
 @pytest.mark.parametrize("rel", [p for p in PAGES if "notebooks/" in str(p)])
-def test_a_link_to_a_heading_lands_on_it(rel, site, base_url, playwright):
+def test_a_link_to_a_heading_lands_on_it(rel, site, base_url, browser):
     """A link to a section of a chapter, followed from elsewhere (a fresh load of page#id),
     shows that section's heading at the top of the window, under the theme's header, once
     the page has loaded."""
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+    with harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         page = ctx.new_page()
         harness.goto(page, base_url, rel, site)
         ids = page.evaluate(SECTION_IDS_JS)

@@ -91,10 +91,10 @@ def test_controls_are_big_enough_announce_values_and_show_focus(chapter):
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(browser, base_url, site, scheme):
     rel = "notebooks/01_one_budget.html"
     link = "#budget-1:tilt=+2.5"
-    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, rel, scheme, link) as (page, log, left):
         harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "2.5")
         assert _problems(page, rel)[0] == []
         harness.link_stays(page, link)  # not rewritten by reading it
@@ -106,18 +106,18 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base
         harness.link_becomes(page, both)
         assert log.problems() == [] and left == [], [*log.problems(), *left]
     # the link of both views round-trips: a new tab opened on it shows both settings
-    with harness.confined_page(playwright, base_url, site, rel, scheme, both) as (page, log, _):
+    with harness.confined_page(browser, base_url, site, rel, scheme, both) as (page, log, _):
         harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "3")
         harness.live_view(page, ".mha-scaling-view .mha-view", "dk", "1024")
         assert _problems(page, rel)[0] == [] and log.problems() == []
         harness.link_stays(page, both)
 
 
-def test_a_permalink_opened_in_the_same_tab_applies_without_a_reload(playwright, base_url, site):
+def test_a_permalink_opened_in_the_same_tab_applies_without_a_reload(browser, base_url, site):
     """hashchange: a new fragment in a tab that shows the page sets the views it names and
     puts back the views it does not; a fragment that names no view (a section) moves none."""
     rel = "notebooks/01_one_budget.html"
-    with harness.confined_page(playwright, base_url, site, rel, "http") as (page, log, left):
+    with harness.confined_page(browser, base_url, site, rel, "http") as (page, log, left):
         harness.live_view(page, ".mha-budget-view .mha-view", "tilt", "0")
         page.evaluate("() => { window.__sameTab = true; }")  # gone if the page reloads
         page.evaluate("() => { location.hash = '#budget-1:tilt=-1.5&scaling-1:dk=64,scaled=0'; }")

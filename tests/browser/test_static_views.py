@@ -73,13 +73,13 @@ CONTROLS_JS = """
 
 
 @pytest.fixture(scope="module")
-def without_js(playwright, base_url):
+def without_js(browser, base_url):
     """without_js(rel) -> (static copies found, views, controls, the views' mismatches with
     mha's numbers) of page ``rel`` loaded with JavaScript off; each page is loaded once for
     the module."""
     seen: dict[str, tuple] = {}
     with harness.browser_context(
-        playwright, viewport={"width": 1280, "height": 900}, java_script_enabled=False
+        browser, viewport={"width": 1280, "height": 900}, java_script_enabled=False
     ) as ctx:
         harness.guard(ctx)
 
@@ -256,11 +256,11 @@ def _static_then_live(ctx, url: str) -> tuple[list[bytes], list[bytes], list[str
 
 
 @pytest.fixture(scope="module")
-def screens(playwright):
-    """{screen: its chromium context} for SCREENS, each launched once for the module."""
+def screens(browser):
+    """{screen: its chromium context} for SCREENS, each opened once for the module."""
     with contextlib.ExitStack() as stack:
         contexts = {
-            name: stack.enter_context(harness.browser_context(playwright, **args))
+            name: stack.enter_context(harness.browser_context(browser, **args))
             for name, args in SCREENS.items()
         }
         for ctx in contexts.values():
@@ -292,11 +292,11 @@ NOTICE = ".mha-waiting[role=status]"
 
 
 @pytest.mark.parametrize("rel", WIDGET_PAGES)
-def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, playwright):
+def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, browser):
     """With the renderer held back, a click on a static copy's control shows the status line
     "The controls are starting"; once the live widgets have replaced every copy it reads
     "ready", then goes. A click elsewhere on the page shows nothing."""
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+    with harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         page = ctx.new_page()
         log = harness.watch(page)
@@ -313,13 +313,13 @@ def test_a_press_on_a_control_that_is_not_live_yet_is_answered(rel, base_url, pl
         assert log.problems() == [], log.problems()
 
 
-def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, playwright):
+def test_a_press_before_the_view_is_live_takes_effect_once_it_is(base_url, browser):
     """With the renderer held back, the reader moves chapter 1's tilt slider by keyboard (End)
     and the scaling toggle by a click on the static first views: the copies' controls move
     (their inert is gone once the page is read). Once live, the views show those settings,
     computed (mha's numbers), the focus is on the live slider, and the permalink holds them."""
     rel = "notebooks/01_one_budget.html"
-    with harness.browser_context(playwright, viewport={"width": 1280, "height": 900}) as ctx:
+    with harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         harness.guard(ctx)
         page = ctx.new_page()
         log = harness.watch(page)

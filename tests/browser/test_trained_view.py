@@ -142,10 +142,10 @@ def test_controls_are_named_sized_and_stay_in_sight(chapter):
 
 
 @pytest.mark.parametrize("scheme", ["http", "file"])
-def test_permalinks_open_the_view_at_its_settings_and_follow_it(playwright, base_url, site, scheme):
+def test_permalinks_open_the_view_at_its_settings_and_follow_it(browser, base_url, site, scheme):
     rel = "notebooks/05_what_heads_learn.html"
     link = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off=2"
-    with harness.confined_page(playwright, base_url, site, rel, scheme, link) as (page, log, left):
+    with harness.confined_page(browser, base_url, site, rel, scheme, link) as (page, log, left):
         harness.live_view(page, ".mha-trained-view [data-view=trained-rows]", "seed", "7")
         rows = _rows(page)
         assert (rows["h"], rows["dk"], rows["sentence"]) == ("2", "12", "the dog bit the hen")
@@ -177,12 +177,12 @@ def _pick(page, select: str, label: str) -> None:
     page.evaluate(harness.PAINTED_JS)  # two frames: any view that follows has redrawn
 
 
-def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, site):
+def test_a_word_picked_in_one_view_is_picked_in_the_other(browser, base_url, site):
     """Chapter 2: a word picked in the heads view is picked in the trained view, and back,
     when the other view's sentence has that word (matched by label: "the (2nd)", not by
     index); the URL holds both views, and opening it shows both at that word; the numbers
     stay mha's."""
-    with harness.confined_page(playwright, base_url, site, SHARED, "http") as (page, log, left):
+    with harness.confined_page(browser, base_url, site, SHARED, "http") as (page, log, left):
         views = {"rows", "heads", "trained-rows", "trained-metrics"}
         assert page.evaluate(WORDS_JS) == ["2", "2"]  # both open on chased
         _pick(page, HEADS_WORD, "mouse")
@@ -195,7 +195,7 @@ def test_a_word_picked_in_one_view_is_picked_in_the_other(playwright, base_url, 
         page.wait_for_function("() => /&trained-1:.*word=3/.test(location.hash)")
         page.wait_for_function("() => /^#heads-1:[^&]*word=3/.test(location.hash)")
         both = page.evaluate("() => location.hash")
-        with harness.confined_page(playwright, base_url, site, SHARED, "http", both) as (p2, _, _):
+        with harness.confined_page(browser, base_url, site, SHARED, "http", both) as (p2, _, _):
             harness.live_view(p2, ".mha-trained-view [data-view=trained-rows]", "word", "3")
             assert p2.evaluate(WORDS_JS) == ["3", "3"]
         problems = expected.view_problems(page, SHARED, views)[0]
