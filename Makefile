@@ -99,13 +99,16 @@ unit: $(STAMP) $(VIEWS)
 # test runs make unit first (it fails fast, before the build), then depends on book and pdf:
 # the build executes every notebook, tests/browser/ checks the built site in Debian's chromium
 # (installed by tests/browser/ensure-chromium when root), and tests/test_pdf.py reads the PDF
-# back with poppler's pdftotext and pdfimages. The second pytest runs every tier but unit.
+# back with poppler's pdftotext and pdfimages. The second pytest runs every tier but unit, in
+# two processes (pytest-xdist), each test file whole in one of them (--dist loadfile: a
+# module's JupyterLab server, or its browser contexts, serve all its tests): much of that tier
+# waits on chromium, JupyterLab or a kernel rather than computing.
 test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check src tests
 	node_modules/.bin/biome ci --error-on-warnings
-	$(BIN)/python -m pytest -m "not unit" --durations=30
+	$(BIN)/python -m pytest -m "not unit" -n 2 --dist loadfile --durations=30
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary
