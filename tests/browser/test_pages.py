@@ -22,7 +22,7 @@ from tests.browser.site_metrics import WEIGHT_JS, gzip_bytes
 PAGES = harness.or_missing(harness.book_pages())
 # The page and everything it loaded, as a reader downloads it: each file gzip-compressed
 # (level 6, site_metrics.gzip_bytes), as a static host that compresses its responses sends
-# it (issue 37's transfer budget). No page loads a widget manager (book/_ext/widget_loader.py's
+# it (issue 37's transfer budget). No page loads a widget manager (book/_ext/static_widgets.py's
 # host draws the widgets) or a math runtime (book/_ext/build_math.py typesets the math at
 # build time). Issue 37's goal is 0.75 MB; measured when lean_pages.py and theme_icons.py were
 # deleted: chapter 5 0.94 MB (the largest; 0.27 MB of it the theme's two Font Awesome
