@@ -209,9 +209,10 @@ def test_math_check_fails_on_untypeset_math(context):
 
 
 # An icon whose glyph the theme's fonts do not hold (U+0436, a Cyrillic letter, which a
-# fallback font draws instead), and one they do (the GitHub mark, which the header shows),
-# added to a real page. (A missing private-use glyph would not do: no fallback font has it,
-# so the browser draws Font Awesome's own empty box, of another width than a text font's.)
+# fallback font draws instead), and one they do (the GitHub mark, of the brands font that the
+# theme declares), added to a real page. (A missing private-use glyph would not do: no
+# fallback font has it, so the browser draws Font Awesome's own empty box, of another width
+# than a text font's.)
 PROBE_ICONS = """
 () => {
   const style = document.createElement('style');
