@@ -17,6 +17,6 @@ if str(EXT) not in sys.path:
 
 static_widgets = importlib.import_module("static_widgets")
 plain_notebooks = importlib.import_module("plain_notebooks")
-widget_loader = importlib.import_module("widget_loader")
 execution = importlib.import_module("execution")
 publish = importlib.import_module("publish")
+pdf = importlib.import_module("pdf")

@@ -7,6 +7,7 @@ import matplotlib
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pytest
 import torch
 
@@ -234,3 +235,75 @@ def test_every_figure_is_drawn_at_the_print_width_with_text_of_7_5_pt_or_more() 
         plt.close(fig)
     assert wide == {}, f"figures wider than {WIDTH} in: {wide}"
     assert small == {}, f"figures with text under 7.5 pt: {small}"
+
+
+def _rgba(png: bytes) -> tuple[str, np.ndarray]:
+    """A PNG's mode and its pixels, ``(height, width, 4)`` integers 0..255."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    with Image.open(BytesIO(png)) as image:
+        return image.mode, np.asarray(image.convert("RGBA")).astype(int)
+
+
+def test_a_palette_png_is_the_full_colour_figure_in_a_quarter_of_the_bytes() -> None:
+    from IPython.core.pylabtools import print_figure
+
+    from mha.figures.png import palette_png
+
+    w = torch.full((5, 5), 0.2, dtype=torch.float64)
+    fig = before_after(w, w, ~mha.causal_mask(5), toy.SENTENCE, toy.SENTENCE)
+    full, palette = print_figure(fig, "png"), palette_png(fig)  # what the inline backend shows
+    (full_mode, seen), (mode, shown) = _rgba(full), _rgba(palette)
+    assert (full_mode, mode) == ("RGBA", "P") and shown.shape == seen.shape
+    assert len(np.unique(seen.reshape(-1, 4), axis=0)) > 256  # anti-aliased edges
+    diff = np.abs(shown - seen)  # (height, width, 4)
+    assert diff.mean() < 2 and diff.max() < 32, (diff.mean(), diff.max())
+    assert len(palette) < len(full) / 3
+    assert palette_png(plt.figure()) is None  # nothing drawn: no picture, as IPython's
+    plt.close("all")
+
+
+@pytest.mark.slow  # starts a kernel
+def test_the_builds_kernels_show_figures_as_palette_png_and_vector_pdf(tmp_path, monkeypatch):
+    """A kernel started with the IPython profile that book/_ext/pdf.py writes for the build."""
+    import base64
+    from types import SimpleNamespace
+
+    from jupyter_client.manager import start_new_kernel
+
+    from tests.book_ext import pdf
+
+    monkeypatch.setenv("IPYTHONDIR", "")  # restored after the test: kernel_profile sets it
+    pdf.kernel_profile(SimpleNamespace(srcdir=tmp_path))
+    km, kc = start_new_kernel()
+    shown = []
+    try:  # %matplotlib inline again, as a reader's cell may: the formats stay
+        cell = kc.execute("%matplotlib inline\nimport matplotlib.pyplot as plt\nplt.plot([0, 1])")
+        while True:
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != cell:
+                continue
+            if msg["msg_type"] == "display_data":
+                shown.append(msg["content"]["data"])
+            if msg["content"].get("execution_state") == "idle":
+                break
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)
+    [data] = shown
+    assert _rgba(base64.b64decode(data["image/png"]))[0] == "P"
+    assert base64.b64decode(data["application/pdf"]).startswith(b"%PDF")
+
+
+@pytest.mark.build
+def test_every_figure_of_the_site_is_a_palette_png() -> None:
+    from PIL import Image
+
+    from tests.browser.harness import SITE
+
+    pngs = sorted((SITE / "_images").glob("*.png"))
+    assert pngs, "no figure in _build/html/_images: run make book"
+    modes = {p.name: Image.open(p).mode for p in pngs}
+    assert set(modes.values()) == {"P"}, modes

@@ -58,6 +58,13 @@ def outside_solutions(nb: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
     return cells
 
 
+def lines(text: str) -> str:
+    """``text``'s lines without trailing spaces and blank lines. When myst-nb joins a cell's
+    printed pieces it strips the whitespace at the end of each piece, and where the pieces
+    split differs from run to run, so a blank line can be there in one run and not in another."""
+    return "\n".join(line.rstrip() for line in text.splitlines() if line.strip())
+
+
 def shown(nb: nbformat.NotebookNode, merged_in_place: bool = False) -> list[list[str]]:
     """Per code cell, the text it shows: streams and text outputs (widgets left out).
 
@@ -85,7 +92,7 @@ def shown(nb: nbformat.NotebookNode, merged_in_place: bool = False) -> list[list
                 texts.append(f"error: {out.ename}: {out.evalue}")
             elif WIDGET not in out.get("data", {}):
                 texts.extend(f"{m}: {out['data'][m]}" for m in TEXT if m in out.get("data", {}))
-        cells.append([f"{k}: {v}" for k, v in streams.items() if v] + texts)
+        cells.append([f"{k}: {lines(v)}" for k, v in streams.items() if v] + texts)
     return cells
 
 

@@ -55,15 +55,15 @@ def setup(app):
 def test_the_books_own_objects_and_sphinx_settings_are_not_patches() -> None:
     source = """
 import os
-import widget_loader
+import static_widgets
 from sphinx.application import Sphinx
 def setup(app: Sphinx):
     app.config.html_theme_options = {}
-    widget_loader.HOST = "x"
+    static_widgets.HOST = "x"
     os.environ["A"] = "1"
     app.connect("builder-inited", len)
 """
-    assert patches.code_patches(source, local={"widget_loader"}) == []
+    assert patches.code_patches(source, local={"static_widgets"}) == []
 
 
 def test_a_static_file_at_a_theme_path_shadows_it(tmp_path) -> None:

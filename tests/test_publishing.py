@@ -108,6 +108,23 @@ def built(page: str) -> Path:
     return path
 
 
+def assert_links_the_repository(html: Path) -> None:
+    """The page's footer links the repository and its issues (``_config.yml``'s
+    ``html.extra_footer``, which must name the same repository as ``repository.url``), and no
+    icon of Font Awesome's brands font is on the page, so the page does not load that font."""
+    text = html.read_text(encoding="utf-8")
+    footer = text[text.index('<div class="extra_footer">') :]
+    footer_links = links_in(footer[: footer.index("</div>")])
+    assert footer_links == [REPOSITORY["url"], f"{REPOSITORY['url']}/issues"], footer_links
+    assert not re.search(r'class="[^"]*\b(fab|fa-brands)\b', text), "a brands icon is on the page"
+
+
+def links_in(html: str) -> list[str]:
+    parser = _Links()
+    parser.feed(html)
+    return parser.hrefs
+
+
 def test_the_book_has_notebook_pages_and_other_pages() -> None:
     assert len(NOTEBOOK_PAGES) >= 7 and "book/intro" in NOTEBOOK_PAGES
     assert OTHER_PAGES, "the appendix pages are not notebooks"
@@ -156,16 +173,14 @@ def test_a_notebook_page_offers_its_notebook_and_launches_it(page: str) -> None:
         f"{LAUNCH['colab_url']}/github/{OWNER}/{NAME}/blob/{NOTEBOOKS_BRANCH}/{page}.ipynb"
     ]
 
-    assert buttons["source-repository-button"] == [REPOSITORY["url"]]
-    [issues] = buttons["source-issues-button"]
-    assert issues.startswith(f"{REPOSITORY['url']}/issues/new?")
+    assert_links_the_repository(html)
 
 
 @pytest.mark.build
 @pytest.mark.parametrize("page", OTHER_PAGES)
 def test_another_page_links_the_repository_and_launches_nothing(page: str) -> None:
     buttons = links(built(page)).buttons
-    assert buttons["source-repository-button"] == [REPOSITORY["url"]]
+    assert_links_the_repository(built(page))
     assert not {"launch-colab-button", "download-notebook-button"} & buttons.keys()
     assert not [h for h in links(built(page)).hrefs if BINDER.match(h)]
     assert not (SITE / publish.NOTEBOOKS_DIR / f"{page}.ipynb").exists()

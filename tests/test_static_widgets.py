@@ -1,40 +1,37 @@
-"""book/_ext/static_widgets.py names each widget's module in the page's saved state and
-draws each widget's first view with that module, in Node.
+"""book/_ext/static_widgets.py names each widget's module in the page's saved state, stops the
+build on a page whose widgets our host cannot draw, and draws every other widget's first view
+with its module, in Node.
 
-The browser tests (tests/browser/test_static_views.py) check the built book's copies
-against the live views pixel for pixel; these check the naming and the copy on one real
-view, and what happens to a widget it cannot draw.
+The browser tests (tests/browser/test_static_views.py, test_heads_view.py...) check the built
+book's copies against the live views, and the host over http and from file://; these check
+the naming, which saved states the host takes, and the copy on one real view, on small inputs.
 """
 
 from __future__ import annotations
 
-import logging
+import json
 import re
+from types import SimpleNamespace
+
+import pytest
+from sphinx.errors import ExtensionError
 
 from tests.book_ext import static_widgets as sw
 
 VIEW = '<script type="application/vnd.jupyter.widget-view+json">{{"model_id": "{}"}}</script>'
 
 
-def _saved(widget) -> dict:
-    """A page's saved state holding ``widget`` as "w" and its layout, as myst-nb saves it,
-    its module named as static_widgets.py names it once the page is read."""
-    layout = widget.layout
-    saved = {
-        "state": {
-            "w": {
-                "model_name": "AnyModel",
-                "model_module": "anywidget",
-                "state": widget.get_state(),
-            },
-            layout.model_id: {
-                "model_name": "LayoutModel",
-                "model_module": "@jupyter-widgets/base",
-                "state": layout.get_state(),
-            },
-        }
-    }
-    return sw.name_views(saved, sw.view_names())
+def _model(module: str, name: str, **state: object) -> dict:
+    return {"model_module": module, "model_name": name, "state": state}
+
+
+def _hosted_page(**extra: object) -> dict:
+    """A page's saved state: one view of the book (named as :func:`sw.name_views` names it)
+    and a blank layout."""
+    layout = _model("@jupyter-widgets/base", "LayoutModel", _view_name="LayoutView", width=None)
+    view = _model("anywidget", "AnyModel", _mha_view="budget_view", layout="IPY_MODEL_L")
+    view["state"].update(extra)
+    return {"state": {"L": layout, "V": view}}
 
 
 def test_each_module_of_the_books_views_is_named_and_any_other_kept():
@@ -59,22 +56,80 @@ def test_each_module_of_the_books_views_is_named_and_any_other_kept():
     }
 
 
-def test_the_first_view_of_an_anywidget_is_its_modules_with_inert_controls():
+def test_a_page_of_anywidget_views_only_has_nothing_the_host_cannot_draw():
+    assert sw.problems(_hosted_page(), ["V"]) == []
+
+
+def test_each_widget_the_host_cannot_draw_is_named_with_why():
+    state = _hosted_page()
+    state["state"]["S"] = _model("@jupyter-widgets/controls", "IntSliderModel", value=1)
+    assert sw.problems(state, ["V", "S"]) == [
+        "widget S (@jupyter-widgets/controls IntSliderModel): not an anywidget view: "
+        "the site has no ipywidgets widget manager"
+    ]
+    state = _hosted_page()
+    state["state"]["L"]["state"]["width"] = "50%"  # a layout that sets a style
+    assert [p.split(":")[0] for p in sw.problems(state, ["V"])] == [
+        "widget L (@jupyter-widgets/base LayoutModel)",
+        "widget V (anywidget AnyModel)",  # its layout is not blank
+    ]
+    state = _hosted_page(_esm="export default {}")  # a module that is none of the book's views
+    del state["state"]["V"]["state"]["_mha_view"]
+    (other,) = sw.problems(state, ["V"])
+    assert other.startswith("widget V (anywidget AnyModel): its module is none of the book's")
+    (ref,) = sw.problems(_hosted_page(other="IPY_MODEL_L"), ["V"])
+    assert "its trait other refers to a model" in ref
+    assert sw.problems(_hosted_page(), ["V", "X"]) == ["widget X: not in the page's widget state"]
+    assert sw.problems({"state": {"L": _hosted_page()["state"]["L"]}}, []) == [
+        "no anywidget view in the page's widget state"
+    ]
+
+
+def _saved(widget) -> dict:
+    """A page's saved state holding ``widget`` as "w" and its layout, as myst-nb saves it,
+    its module named as static_widgets.py names it once the page is read."""
+    layout = widget.layout
+    saved = {
+        "state": {
+            "w": _model("anywidget", "AnyModel", **widget.get_state()),
+            layout.model_id: _model("@jupyter-widgets/base", "LayoutModel", **layout.get_state()),
+        }
+    }
+    return sw.name_views(saved, sw.view_names())
+
+
+def _on_page(monkeypatch, state: dict, body: str) -> dict:
+    """The page context after static_widgets' handler, on a page whose HTML is ``body`` and
+    whose saved widget state (as myst-nb registers it) is ``state``."""
+    from myst_nb.sphinx_ import NbMetadataCollector
+
+    scripts = {sw.STATE_KEY: (None, {"body": json.dumps(state)})}
+    monkeypatch.setattr(NbMetadataCollector, "get_js_files", lambda env, page: scripts)
+    app = SimpleNamespace(builder=SimpleNamespace(format="html"), env=None)
+    context = {"body": body}
+    sw.on_page(app, "notebooks/x", "page.html", context, None)
+    return context
+
+
+def test_the_first_view_of_an_anywidget_is_its_modules_with_inert_controls(monkeypatch):
     from mha.views.mask_view import chapter6_mask_view
 
-    widget = chapter6_mask_view(["a", "b", "c"])
-    body, drawn = sw.add_static_views("<p>x</p>" + VIEW.format("w"), _saved(widget), "p")
-    assert drawn == 1 and body.startswith("<p>x</p>") and body.endswith(VIEW.format("w"))
+    saved = _saved(chapter6_mask_view(["a", "b", "c"]))
+    body = _on_page(monkeypatch, saved, "<p>x</p>" + VIEW.format("w"))["body"]
+    assert body.startswith("<p>x</p>") and body.endswith(VIEW.format("w"))
     copy = body[len("<p>x</p>") : body.index("<script")]
     head = '<div class="widget-subarea mha-static-widget" data-model-id="w"><div class="mha-view'
     assert copy.startswith(head) and copy.endswith("</div>")
     assert re.search(r"<fieldset [^>]*\binert\b", copy)
 
 
-def test_a_widget_it_cannot_draw_keeps_its_script_alone_and_warns(caplog):
-    state = {"state": {"s": {"model_name": "IntSliderModel", "model_module": "x", "state": {}}}}
-    body = VIEW.format("s")
-    with caplog.at_level(logging.WARNING):
-        out, drawn = sw.add_static_views(body, state, "chapter")
-    assert (out, drawn) == (body, 0)
-    assert "widget s has no static first view (IntSliderModel is not an anywidget" in caplog.text
+def test_the_build_fails_naming_the_page_and_the_widget(monkeypatch):
+    from mha.views.mask_view import chapter6_mask_view
+
+    saved = _saved(chapter6_mask_view(["a", "b", "c"]))
+    saved["state"]["S"] = _model("@jupyter-widgets/controls", "IntSliderModel", value=1)
+    body = VIEW.format("w") + VIEW.format("S")
+    with pytest.raises(ExtensionError, match=r"page notebooks/x: .*widget S \(.*IntSliderModel"):
+        _on_page(monkeypatch, saved, body)
+    with pytest.raises(ExtensionError, match=r"widget s: not in the page's widget state"):
+        _on_page(monkeypatch, _saved(chapter6_mask_view(["a"])), VIEW.format("s"))

@@ -16,7 +16,6 @@ attribute in the page's ``body`` at ``html-page-context``; the browser tests' ax
   role="doc-biblioentry">``; ARIA 1.2 deprecated ``doc-biblioentry``, so the list has no
   ``listitem`` child (axe: aria-required-children, critical). The entries become
   ``role="listitem"``.
-* the theme's search button: see :func:`no_search_button_in_the_header`.
 * a page with interactive views starts with a skip link to the first of them
   (:func:`skip_to_first_view`): the views sit far down a chapter, after dozens of code copy
   buttons and code blocks that scroll (WCAG 2.4.1 Bypass Blocks asks for a way past them).
@@ -108,17 +107,6 @@ def on_page_context(
         context["body"] = skip_to_first_view(fix_body(context["body"], pagename))
 
 
-def no_search_button_in_the_header(app: Sphinx, config) -> None:
-    """The theme's search button (``search-button-field.html``) is named "Search" by its
-    ``aria-label`` while it shows "Search Ctrl+K" (axe: label-content-name-mismatch, WCAG
-    2.5.3 Label in Name). The header lists it in the theme option ``navbar_persistent``: set
-    empty here (``_config.yml`` cannot set one theme option without replacing the others
-    Jupyter Book sets). The sidebar shows the theme's search field instead (``html_sidebars``
-    in ``_config.yml``), a form whose input is named by its own label."""
-    config.html_theme_options = {**config.html_theme_options, "navbar_persistent": []}
-
-
 def setup(app: Sphinx) -> dict:
-    app.connect("config-inited", no_search_button_in_the_header)
     app.connect("html-page-context", on_page_context)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -8,9 +8,9 @@ build, so that the HTML and the LaTeX builds read the pages with the same config
 share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing that
 ``make book`` has executed.
 
-* Figures: the build's kernels draw every matplotlib figure as PNG (the site) and as PDF
-  (vector, which myst-nb prefers for LaTeX), through an IPython profile written into
-  ``_build`` (:func:`kernel_profile`).
+* Figures: the build's kernels draw every matplotlib figure as PNG (the site; a palette PNG,
+  ``mha.figures.png``) and as PDF (vector, which myst-nb prefers for LaTeX), through an
+  IPython profile written into ``_build`` (:func:`kernel_profile`).
 * Widgets: LaTeX cannot show a live slider. ``python -m tests.browser.widget_stills`` takes a
   picture of each widget's default view on the built site and records its controls;
   :class:`WidgetStills` puts that picture in the widget's place, with a caption that names the
@@ -85,15 +85,24 @@ SPHINXSETUP = "VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,2
 
 
 def kernel_profile(app: Sphinx) -> None:
-    """Point the build's kernels at an IPython profile that draws figures as PNG and PDF."""
+    """Point the build's kernels at an IPython profile that draws figures as PDF and as palette
+    PNG (the IPython extension ``mha.figures.png``)."""
     profile = Path(app.srcdir) / IPYTHON_DIR / "profile_default"
     profile.mkdir(parents=True, exist_ok=True)
     config = profile / "ipython_kernel_config.py"
-    text = "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
+    text = (
+        "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
+        "c.InteractiveShellApp.extensions = ['mha.figures.png']\n"
+    )
     if not config.is_file() or config.read_text() != text:
         config.write_text(text)
     # Kernels started by this process and its parallel readers inherit the variable.
     os.environ["IPYTHONDIR"] = str(profile.parent)
+
+
+def note_kernel_extension(app: Sphinx, docname: str, source: list[str]) -> None:
+    """Every page is executed again when the module its kernel loads at start changes."""
+    app.env.note_dependency(str(Path(app.srcdir) / "src" / "mha" / "figures" / "png.py"))
 
 
 def configure_latex(app: Sphinx, config: Config) -> None:
@@ -302,6 +311,7 @@ def setup(app: Sphinx) -> dict:
     app.add_config_value("mha_pdf_in_site", False, "html", bool)
     app.connect("config-inited", configure_latex, priority=900)
     app.connect("config-inited", pdf_in_site)
+    app.connect("source-read", note_kernel_extension)
     app.add_post_transform(WidgetStills)
     app.add_post_transform(SolutionsAtEnd)
     app.add_post_transform(Appendix)

@@ -1,31 +1,26 @@
-"""Why this file: every widget's first view is in the page's HTML, readable before (and
-without) JavaScript, drawn at build time by the widget's own module; and the page names each
-widget's module instead of carrying its text, which the site serves once.
+"""Why this file: the site draws its widgets with its own small anywidget host and no widget
+manager; this extension writes each widget's first view into the page's HTML (readable before,
+and without, JavaScript), names each widget's module instead of carrying its text, and stops
+the build on a page holding a widget that the host cannot draw.
 
-Stands in for: no upstream option; myst-nb's widget output draws nothing before (or without)
-JavaScript, and saves each widget's module (anywidget's ``_esm``) in the page's widget state.
+Stands in for: myst-nb's default ``nb_ipywidgets_js`` (require.js and the ipywidgets HTML
+manager, from a CDN), whose widget output draws nothing before JavaScript runs and saves each
+widget's module (anywidget's ``_esm``) in the page's widget state.
 
-Every widget of the site is an anywidget view of the book (``widget_loader.py`` fails the
-build otherwise), whose module is one of esbuild's bundles of ``src/mha/views/static``
-(``src/mha/views/build.mjs``, ``npm run build``): in the kernel, ``_esm`` is the text of
-``dist/<view>.js``. When a page has been read, each such ``_esm`` in its saved widget state is
-replaced by the view's name, ``_mha_view`` (``budget_view``...): the site loads every view
-once per page from ``_static/mha-views.js`` (``static/mha-views.js``, a classic script
-that sets ``mhaViews``: Chromium runs no module script from a ``file://`` page), and our host
-(``static/mha-anywidget-host.js``) draws each view with ``mhaViews[_mha_view]``.
+A page with widget state loads the book's views once (``_static/mha-views.js``, esbuild's
+bundle, a classic script setting ``mhaViews``: Chromium runs no module script from
+``file://``) and our host (``static/mha-anywidget-host.js``), through ``_config.yml``'s
+``nb_ipywidgets_js``. In the kernel a widget's ``_esm`` is ``src/mha/views/dist/<view>.js``;
+:func:`on_read` replaces it in the page's saved state by the view's name, ``_mha_view``.
 
-At ``html-page-context`` this extension runs each view's ``renderView(state, {inert: true})``
-from that same ``mha-views.js`` in Node (``anywidget_static.mjs``) and writes the HTML it
-gives before the view's ``<script type=".../widget-view+json">``, in a
-``<div class="widget-subarea mha-static-widget">``, its controls ``inert`` (they do nothing
-until the live view replaces the copy). There is then one implementation of each view, run
-in Node for the first view and in the browser for the live one.
-
-Our host draws the live view into a ``div.widget-subarea`` of its own and, once drawn, puts
-it in the copy's place in one DOM change, marked ``data-mha-takeover="exact"`` when it has the
-same elements, classes, inline styles and text as the copy (the browser tests check it): the
-reader sees the same view, now working. A view that cannot be drawn here warns, so that the
-``-W`` build fails rather than silently losing the first view.
+:func:`on_page` makes one pass over that state. :func:`problems` names each widget the host
+cannot draw, and why (not an anywidget view, none of the book's views, a trait referring to a
+model other than a blank layout): the build fails, rather than ship widgets that never draw
+(the ipywidgets manager's route is in the git history, issue 22). Every other widget's first
+view is its view's ``renderView(state, {inert: true})`` from the same ``mha-views.js``, run in
+Node (``anywidget_static.mjs``), written before its view script in a
+``div.mha-static-widget``; the live view takes its place once drawn, marked
+``data-mha-takeover="exact"`` when identical (``tests/browser/test_static_views.py``).
 """
 
 from __future__ import annotations
@@ -40,9 +35,7 @@ from pathlib import Path
 
 from docutils import nodes
 from sphinx.application import Sphinx
-from sphinx.util import logging
-
-logger = logging.getLogger(__name__)
+from sphinx.errors import ExtensionError
 
 ANYWIDGET_STATIC = Path(__file__).with_name("anywidget_static.mjs")
 # esbuild's bundles of the views (src/mha/views/build.mjs), found without importing mha.
@@ -52,10 +45,7 @@ VIEW_RE = re.compile(
     r'<script type="application/vnd\.jupyter\.widget-view\+json">(.*?)</script>', re.S
 )
 STATE_KEY = "ipywidgets_state"  # myst-nb's key for the page's widget state script
-
-
-class UnsupportedWidgetError(ValueError):
-    """A widget whose first view cannot be drawn at build time."""
+MODEL_REF = "IPY_MODEL_"
 
 
 def view_names() -> dict[str, str]:
@@ -92,12 +82,50 @@ def on_read(app: Sphinx, doctree: nodes.document) -> None:
     NbMetadataCollector.add_js_file(app.env, docname, STATE_KEY, uri, {**kwargs, "body": body})
 
 
+def _blank_layout(model: dict) -> bool:
+    """A LayoutModel that sets no style (every public trait None): nothing for a host to do."""
+    s = model["state"]
+    return model["model_name"] == "LayoutModel" and all(
+        v is None for k, v in s.items() if not k.startswith("_")
+    )
+
+
+def _model_problem(models: dict, m: dict) -> str | None:
+    """Why the host cannot draw model ``m`` of a page's saved ``models``; None if it can."""
+    if m["model_module"] != "anywidget":
+        return "not an anywidget view: the site has no ipywidgets widget manager"
+    if not isinstance(m["state"].get("_mha_view"), str):
+        return "its module is none of the book's views (src/mha/views)"
+    for name, value in m["state"].items():
+        if isinstance(value, str) and value.startswith(MODEL_REF):
+            ref = models.get(value.removeprefix(MODEL_REF))
+            if name != "layout" or ref is None or not _blank_layout(ref):
+                return f"its trait {name} refers to a model the host does not draw"
+    return None
+
+
+def problems(state: dict, shown: list[str]) -> list[str]:
+    """What our host cannot draw of a page's saved widget ``state``, whose view scripts show
+    the models ``shown``: one line a widget; [] when it can draw them all. It draws anywidget
+    models naming one of the book's views (``_mha_view``) that refer to no model but a blank
+    layout; blank layouts need nothing."""
+    models = state["state"]
+    out = [f"widget {i}: not in the page's widget state" for i in shown if i not in models]
+    for model_id, m in models.items():
+        why = None if _blank_layout(m) else _model_problem(models, m)
+        if why:
+            out.append(f"widget {model_id} ({m['model_module']} {m['model_name']}): {why}")
+    if not out and not any(m["model_module"] == "anywidget" for m in models.values()):
+        out.append("no anywidget view in the page's widget state")
+    return out
+
+
 def render_anywidgets(states: list[dict]) -> list[str]:
     """The first views of the book's anywidget models (their saved states, each naming its
-    view in ``_mha_view``), drawn by the site's ``mha-views.js``."""
-    jobs = [{"view": s["_mha_view"], "state": s} for s in states]
+    view in ``_mha_view``), drawn by the site's ``mha-views.js`` in one Node process."""
     if shutil.which("node") is None:
-        raise UnsupportedWidgetError("Node.js is needed to draw anywidget first views")
+        raise ExtensionError("static_widgets: Node.js is needed to draw the widgets' first views")
+    jobs = [{"view": s["_mha_view"], "state": s} for s in states]
     run = subprocess.run(
         ["node", str(ANYWIDGET_STATIC), str(SITE_VIEWS)],
         input=json.dumps(jobs),
@@ -105,64 +133,35 @@ def render_anywidgets(states: list[dict]) -> list[str]:
         text=True,
     )
     if run.returncode != 0:
-        raise UnsupportedWidgetError(f"anywidget_static.mjs failed: {run.stderr.strip()[-400:]}")
+        raise ExtensionError(f"static_widgets: anywidget_static.mjs failed: {run.stderr[-400:]}")
     return json.loads(run.stdout)
 
 
-def anywidget_state(models: dict, model_id: str) -> dict:
-    """The saved state of anywidget model ``model_id`` of a page's saved ``models``."""
-    m = models.get(model_id)
-    if m is None:
-        raise UnsupportedWidgetError(f"model {model_id} is not in the page's widget state")
-    if m["model_module"] != "anywidget":
-        raise UnsupportedWidgetError(f"{m['model_name']} is not an anywidget view")
-    if "_mha_view" not in m["state"]:
-        raise UnsupportedWidgetError("its module is none of the book's views (src/mha/views)")
-    return m["state"]
+def shown_models(body: str) -> list[str]:
+    """The model id of each widget view script in a page's HTML ``body``, in order."""
+    return [json.loads(html.unescape(m.group(1)))["model_id"] for m in VIEW_RE.finditer(body)]
 
 
-def static_copy(model_id: str, view: str) -> str:
-    """The static first view ``view`` of widget ``model_id``, as HTML to put before its view
-    script."""
-    return f'<div class="widget-subarea mha-static-widget" data-model-id="{model_id}">{view}</div>'
-
-
-def add_static_views(body: str, state: dict, where: str) -> tuple[str, int]:
-    """``body`` with a static copy before each widget view script; and how many were drawn.
-    Every view of the page is drawn by one Node process."""
-    ids = [json.loads(html.unescape(m.group(1)))["model_id"] for m in VIEW_RE.finditer(body)]
-    states, problems = {}, {}
-    for model_id in ids:
-        try:
-            states[model_id] = anywidget_state(state["state"], model_id)
-        except (UnsupportedWidgetError, KeyError, TypeError) as e:
-            problems[model_id] = e
-    views: dict[str, str] = {}
-    if states:
-        try:
-            views = dict(zip(states, render_anywidgets(list(states.values())), strict=True))
-        except UnsupportedWidgetError as e:
-            problems |= dict.fromkeys(states, e)
-    for model_id, e in problems.items():
-        logger.warning(
-            f"static_widgets: {where}: widget {model_id} has no static first view ({e}): "
-            "the page shows it only once its module has run in the browser"
-        )
-
-    drawn = 0
+def add_static_views(body: str, models: dict) -> str:
+    """``body`` with each widget's first view before its view script, drawn from its saved
+    state in ``models``; every widget shown is one the host draws (:func:`problems`)."""
+    shown = shown_models(body)
+    if not shown:
+        return body
+    drawn = render_anywidgets([models[i]["state"] for i in shown])
+    views = dict(zip(shown, drawn, strict=True))
 
     def one(m: re.Match[str]) -> str:
-        nonlocal drawn
         model_id = json.loads(html.unescape(m.group(1)))["model_id"]
-        if model_id not in views:
-            return m.group(0)
-        drawn += 1
-        return static_copy(model_id, views[model_id]) + m.group(0)
+        copy = f'<div class="widget-subarea mha-static-widget" data-model-id="{model_id}">'
+        return copy + views[model_id] + "</div>" + m.group(0)
 
-    return VIEW_RE.sub(one, body), drawn
+    return VIEW_RE.sub(one, body)
 
 
 def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """Fail the build on a page holding a widget the host cannot draw; else write every
+    widget's first view into the page."""
     if app.builder.format != "html" or "body" not in context:
         return
     from myst_nb.sphinx_ import NbMetadataCollector
@@ -171,7 +170,15 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
     if STATE_KEY not in js:
         return
     state = json.loads(js[STATE_KEY][1]["body"])
-    context["body"], _ = add_static_views(context["body"], state, pagename)
+    found = problems(state, shown_models(context["body"]))
+    if found:
+        raise ExtensionError(
+            f"static_widgets: page {pagename}: the site's anywidget host cannot draw "
+            + "; ".join(found)
+            + ". Write the widget as an anywidget view (mha.views.anywidgets): see "
+            "book/_ext/static_widgets.py"
+        )
+    context["body"] = add_static_views(context["body"], state["state"])
 
 
 def setup(app: Sphinx) -> dict:

@@ -50,6 +50,7 @@ The figures (matplotlib), one module per subject:
       figures.cross      cross-attention: the words being written reading the source
       figures.scaling    score variance and softmax saturation against the head width
       figures.training   loss curves, differences between heads, rows before/after, scatter
+      figures.png        figures as palette PNGs, for the site (an IPython extension)
 
 The views (HTML and widgets that work with a kernel and without one):
     views              the subpackage:

@@ -1,6 +1,6 @@
 """The heads views of chapters 1 to 4, computed in the reader's browser (an anywidget).
 
-On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py):
+On the built site served over http AND opened from ``file://`` (book/_ext/static_widgets.py):
 
 * (that the page loads from the site alone, logs no error, hands every static first view
   over exactly, and shows its views before any script runs, controls inert: one test

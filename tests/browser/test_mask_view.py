@@ -1,6 +1,6 @@
 """Chapter 6's mask view, computed in the reader's browser by an anywidget module.
 
-On the built site served over http AND opened from ``file://`` (book/_ext/widget_loader.py:
+On the built site served over http AND opened from ``file://`` (book/_ext/static_widgets.py:
 the site's own anywidget host imports the view's module from the page itself):
 
 * (that the page loads from the site alone, logs no error, hands every static first view

@@ -22,7 +22,7 @@ from tests.browser.site_metrics import WEIGHT_JS, gzip_bytes
 PAGES = harness.or_missing(harness.book_pages())
 # The page and everything it loaded, as a reader downloads it: each file gzip-compressed
 # (level 6, site_metrics.gzip_bytes), as a static host that compresses its responses sends
-# it (issue 37's transfer budget). No page loads a widget manager (book/_ext/widget_loader.py's
+# it (issue 37's transfer budget). No page loads a widget manager (book/_ext/static_widgets.py's
 # host draws the widgets) or a math runtime (book/_ext/build_math.py typesets the math at
 # build time). Issue 37's goal is 0.75 MB; measured when lean_pages.py and theme_icons.py were
 # deleted: chapter 5 0.94 MB (the largest; 0.27 MB of it the theme's two Font Awesome
@@ -209,9 +209,10 @@ def test_math_check_fails_on_untypeset_math(context):
 
 
 # An icon whose glyph the theme's fonts do not hold (U+0436, a Cyrillic letter, which a
-# fallback font draws instead), and one they do (the GitHub mark, which the header shows),
-# added to a real page. (A missing private-use glyph would not do: no fallback font has it,
-# so the browser draws Font Awesome's own empty box, of another width than a text font's.)
+# fallback font draws instead), and one they do (the GitHub mark, of the brands font that the
+# theme declares), added to a real page. (A missing private-use glyph would not do: no
+# fallback font has it, so the browser draws Font Awesome's own empty box, of another width
+# than a text font's.)
 PROBE_ICONS = """
 () => {
   const style = document.createElement('style');

@@ -145,7 +145,7 @@ SCREENS = {
 }
 
 
-# Every page with widgets loads our anywidget host (book/_ext/widget_loader.py) in its head,
+# Every page with widgets loads our anywidget host (book/_ext/static_widgets.py) in its head,
 # and the host draws each view as soon as the parser has read it (a MutationObserver), the
 # rest at "DOMContentLoaded". As it is served to the test, the host is wrapped so that it
 # draws nothing until the test says so: while it sets itself up, its MutationObserver is one

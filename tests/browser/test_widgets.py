@@ -2,7 +2,7 @@
 
 Every widget of the built site is an anywidget view (its module computes what it shows from
 small inputs), none an ipywidgets control over precomputed views: so every page loads our
-own small host instead of the HTML manager (book/_ext/widget_loader.py; test_pages.py checks
+own small host instead of the HTML manager (book/_ext/static_widgets.py; test_pages.py checks
 what each page loads). test_static_views.py loads every widget page (without JavaScript, then
 live over http and from file://); each view's own browser tests move its controls and check
 its numbers: test_heads_view.py, test_slider_views.py, test_trained_view.py, test_mask_view.py

@@ -1,6 +1,6 @@
 /* Why this file: the site's own host for anywidget views. Every page of the site that holds
  * widgets loads this script (a few KB; _config.yml's nb_ipywidgets_js) and no widget manager:
- * every widget of the book is an anywidget view, and book/_ext/widget_loader.py stops the
+ * every widget of the book is an anywidget view, and book/_ext/static_widgets.py stops the
  * build on a page whose widgets this host cannot draw.
  *
  * Stands in for: myst-nb's default nb_ipywidgets_js (require.js and the ipywidgets HTML manager,

@@ -9,8 +9,8 @@ query, every word's key, *chased*'s scores and row in the reader's browser with
 announced to screen readers when one changes. The test oracle ``expected_exercise``
 (tests/oracles.py) recomputes every number it shows, and each goal's status, in torch
 (:func:`mha.attention.single_head`), from the view's ``data-*`` attributes.
-book/_ext/widget_loader.py says how the site loads the module; book/_ext/static_widgets.py
-draws its first view in Node.
+book/_ext/static_widgets.py says how the site loads the module, and draws its first view in
+Node.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ only sends the inputs (the sentence, weights, colours) as traits. Each panel kee
 Random heads do not travel: the module draws them for any seed exactly as
 :func:`mha.toy.random_heads` does (``randomHeads`` in mha_views.mjs, with ``toy.RANDOM_SCALE``
 sent as a trait; tests/test_js_random.py checks it bit for bit against numpy and PyTorch).
-book/_ext/widget_loader.py says how the site loads the module; book/_ext/static_widgets.py
-draws its first view in Node.
+book/_ext/static_widgets.py says how the site loads the module, and draws its first view in
+Node.
 """
 
 from __future__ import annotations

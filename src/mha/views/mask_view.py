@@ -8,8 +8,8 @@ maths ported to JavaScript and checked against it (tests/test_js_module.py); Pyt
 sends the inputs (sentences, weights, colours) as traits.
 
 esbuild bundles the module with the ones it imports (:mod:`mha.views.anywidgets`);
-book/_ext/widget_loader.py says how the site loads it; book/_ext/static_widgets.py draws its
-first view with the same bundle in Node.
+book/_ext/static_widgets.py says how the site loads it, and draws its first view with the
+same bundle in Node.
 """
 
 from __future__ import annotations

@@ -56,7 +56,7 @@ function budgetOutput(state) {
 export const BUDGET_SPEC = {
   cls: "mha-budget-view",
   legend: "Tilt",
-  traits: ["X", "W_q", "W_k", "words", "word", "gain", "lose", "palette", "tilts", "tilt"],
+  traits: ["X", "W_q", "W_k", "words", "word", "gain", "lose", "tilts", "tilt"],
   controls: [
     {
       name: "tilt",

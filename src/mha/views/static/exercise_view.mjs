@@ -250,19 +250,7 @@ export function exerciseLinkOf(state) {
   return `#${state.link}:${parts.join(",")}`;
 }
 
-const EXERCISE_TRAITS = [
-  "link",
-  "X",
-  "words",
-  "features",
-  "values",
-  "goals",
-  "palette",
-  "view_css",
-  "q_verb",
-  "k",
-  "word",
-];
+const EXERCISE_TRAITS = ["X", "words", "features", "values", "goals", "q_verb", "k", "word"];
 
 /** The view's memory: the goals met at any setting it has shown (state.met). */
 function goalsMemory() {

@@ -318,14 +318,11 @@ export function linkOf(state) {
 }
 
 const TRAITS = [
-  "link",
   "X",
   "labels",
   "designed",
   "scale",
-  "palette",
   "head_tints",
-  "view_css",
   "panels",
   "sources",
   "h_values",

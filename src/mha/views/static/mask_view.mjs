@@ -167,7 +167,6 @@ export function linkOf(state) {
 }
 
 const TRAITS = [
-  "link",
   "X",
   "W_q",
   "W_k",
@@ -178,8 +177,6 @@ const TRAITS = [
   "latin",
   "head_names",
   "cross_head_names",
-  "palette",
-  "view_css",
   "mask",
   "radius",
   "n_pad",

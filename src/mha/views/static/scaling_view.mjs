@@ -59,7 +59,7 @@ function scalingOutput(state) {
 export const SCALING_SPEC = {
   cls: "mha-scaling-view",
   legend: "Head width",
-  traits: ["X", "words", "word", "seed", "scale", "palette", "widest", "widths", "d_k", "scaled_options", "scaled"],
+  traits: ["X", "words", "word", "seed", "scale", "widest", "widths", "d_k", "scaled_options", "scaled"],
   controls: [
     { name: "d_k", link: "dk", label: "head width d_k", kind: "range", values: (s) => s.widths },
     {

@@ -5,7 +5,7 @@
 //   spec = {
 //     cls:      the class of the view's outer element ("mha-budget-view"),
 //     legend:   the controls' legend,
-//     traits:   every trait the view reads (the saved widget state holds them),
+//     traits:   every trait the view reads beyond view_controller.mjs's BASE_TRAITS,
 //     controls: [{name, link, label (text, or label(state) -> text), kind: "range" | "radio", values(state) -> [...],
 //                 text(value) -> the shown value (default String), labels(state) -> [...]
 //                 (radio only: each value's label)}], each control sets the trait `name`,
@@ -100,10 +100,9 @@ export function sliderLink(spec, state) {
 
 /** The render of a spec's widget (anywidget's render), by view_controller.mjs. */
 export function sliderRender(spec) {
-  const traits = ["link", "view_css", ...spec.traits];
   return viewController({
     name: spec.cls,
-    traits,
+    traits: spec.traits,
     live: spec.controls.map((c) => c.name),
     html: (state, group) => renderSliderView(spec, state, { group }),
     out: ".mha-slider-out",

@@ -32,7 +32,7 @@ function stepsOutput(state) {
 export const STEPS_SPEC = {
   cls: "mha-steps-view",
   legend: "Training",
-  traits: ["words", "labels", "verb", "config", "saved_steps", "rows", "losses", "palette", "step"],
+  traits: ["words", "labels", "verb", "config", "saved_steps", "rows", "losses", "step"],
   controls: [{ name: "step", link: "step", label: "training step", kind: "range", values: (s) => s.saved_steps }],
   output: stepsOutput,
 };

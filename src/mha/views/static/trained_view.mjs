@@ -446,7 +446,6 @@ export function linkOf(state) {
 // ----------------------------------------------------------------------------- live
 
 const TRAITS = [
-  "link",
   "settings",
   "seeds",
   "weights",
@@ -460,8 +459,6 @@ const TRAITS = [
   "d_model",
   "test",
   "solved_at",
-  "palette",
-  "view_css",
   "setting",
   "seed",
   "text",

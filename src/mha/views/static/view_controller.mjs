@@ -6,7 +6,8 @@
 //
 //   config = {
 //     name:     the prefix of the radio groups' names (one group per view drawn on a page),
-//     traits:   every trait the view reads; live: those a reader changes (their change redraws),
+//     traits:   every trait the view reads beyond BASE_TRAITS; live: those a reader changes
+//               (their change redraws),
 //     html(state, group) -> the whole view's HTML (the module's renderView),
 //     out:      the selector of the part that output(state) draws (patched on each change),
 //     output(state) -> that part's HTML,
@@ -34,6 +35,9 @@ import { LINK_DELAY_MS, linkParts, shareWord, storePart, whenLive } from "./view
 
 const drawnViews = new Map(); // config.name -> views drawn so far (radio group names)
 
+/** The traits of every view: those of mha.views.anywidgets.View, the one Python base class. */
+export const BASE_TRAITS = ["link", "palette", "view_css"];
+
 /** Whether two trait values are the same (lists compared by their items). */
 function sameValue(a, b) {
   return a === b || JSON.stringify(a) === JSON.stringify(b);
@@ -46,8 +50,9 @@ export function viewController(config) {
     drawnViews.set(config.name, drawn);
     const group = `${config.name}-${drawn}`;
     const more = config.memory ? config.memory() : () => ({});
+    const traits = [...new Set([...BASE_TRAITS, ...config.traits])];
     const state = () => {
-      const s = Object.fromEntries(config.traits.map((k) => [k, model.get(k)]));
+      const s = Object.fromEntries(traits.map((k) => [k, model.get(k)]));
       return Object.assign(s, more(s));
     };
     host.innerHTML = config.html(state(), group);
