@@ -142,19 +142,18 @@ def shown_models(body: str) -> list[str]:
     return [json.loads(html.unescape(m.group(1)))["model_id"] for m in VIEW_RE.finditer(body)]
 
 
-def add_static_views(body: str, models: dict) -> str:
+def add_static_views(body: str, models: dict, shown: list[str]) -> str:
     """``body`` with each widget's first view before its view script, drawn from its saved
-    state in ``models``; every widget shown is one the host draws (:func:`problems`)."""
-    shown = shown_models(body)
+    state in ``models``; ``shown``: :func:`shown_models` of ``body``, every one a widget the
+    host draws (:func:`problems`)."""
     if not shown:
         return body
-    drawn = render_anywidgets([models[i]["state"] for i in shown])
-    views = dict(zip(shown, drawn, strict=True))
+    drawn = iter(zip(shown, render_anywidgets([models[i]["state"] for i in shown]), strict=True))
 
     def one(m: re.Match[str]) -> str:
-        model_id = json.loads(html.unescape(m.group(1)))["model_id"]
+        model_id, view = next(drawn)  # the view scripts in order, as shown_models read them
         copy = f'<div class="widget-subarea mha-static-widget" data-model-id="{model_id}">'
-        return copy + views[model_id] + "</div>" + m.group(0)
+        return copy + view + "</div>" + m.group(0)
 
     return VIEW_RE.sub(one, body)
 
@@ -170,7 +169,8 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
     if STATE_KEY not in js:
         return
     state = json.loads(js[STATE_KEY][1]["body"])
-    found = problems(state, shown_models(context["body"]))
+    shown = shown_models(context["body"])
+    found = problems(state, shown)
     if found:
         raise ExtensionError(
             f"static_widgets: page {pagename}: the site's anywidget host cannot draw "
@@ -178,7 +178,7 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
             + ". Write the widget as an anywidget view (mha.views.anywidgets): see "
             "book/_ext/static_widgets.py"
         )
-    context["body"] = add_static_views(context["body"], state["state"])
+    context["body"] = add_static_views(context["body"], state["state"], shown)
 
 
 def setup(app: Sphinx) -> dict:
