@@ -1,4 +1,4 @@
-"""Figures as palette PNGs: the same pictures as matplotlib's PNGs in about a quarter of the
+"""Figures as palette PNGs: the same pictures as matplotlib's PNGs in about half the
 bytes, for the site.
 
 A figure holds a few colours and their anti-aliased edges, which 256 palette entries draw
