@@ -1,14 +1,7 @@
-// Why this file: the first view of anywidget widgets, drawn in Node at build time by the
-// widget's own module (book/_ext/static_widgets.py puts it in the page).
-//
-// Stands in for: no upstream option (see book/_ext/static_widgets.py).
-//
-// Called by book/_ext/static_widgets.py (render_anywidgets) with the site's views (its one
-// argument: book/_ext/static/mha-views.js, exactly the script the pages load, which
-// sets the global mhaViews) and, on standard input, a JSON list of {view, state}: each
-// widget's view name (its saved state's _mha_view) and its saved traits. Each view's
-// renderView(state, {inert: true}) gives its HTML, the controls marked inert; standard output
-// is the JSON list of those HTML strings.
+// The first view of each widget, drawn in Node at build time by the view's own module, for
+// book/_ext/static_widgets.py, which says why (no upstream option). argv[2]: the site's views
+// (static/mha-views.js, which sets globalThis.mhaViews); stdin: [{view, state}]; stdout: the
+// HTML of each renderView(state, {inert: true}).
 import { readFileSync } from "node:fs";
 import { runInThisContext } from "node:vm";
 

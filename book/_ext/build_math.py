@@ -1,27 +1,17 @@
 """The site's math typeset at build time, so that no page loads a math runtime.
 
 Stands in for: Sphinx's ``sphinx.ext.mathjax`` (Jupyter Book's default), which typesets in
-the browser with a runtime from a CDN.
+the browser with a runtime from a CDN. Not KaTeX's prerender: its HTML needs its CSS and web
+fonts on every page, and it reads less TeX; not MathJax's CHTML: it needs MathJax's fonts.
 
-Route: MathJax 3's own Node API (npm ``mathjax-full``, pinned exactly in package.json and
-installed by ``make book``'s ``npm ci``), the engine the site ran in the browser before
-(MathJax 3.2.2), so the TeX it reads and the way it draws are unchanged. Output: SVG (no
-web fonts to ship or load: the page carries the glyph paths it uses) with MathJax's
-assistive MathML beside it, which screen readers read (the SVG is ``aria-hidden``). Why not
-KaTeX (sphinxcontrib-katex's ``katex_prerender``): its HTML needs its CSS and web fonts
-on every page, and it reads less TeX than MathJax; why not CHTML: it needs MathJax's fonts.
-
-How: at ``env-updated`` (every page read, none written yet) the pages whose formulas an
-earlier build did not typeset are sent to ONE Node process (``typeset_math.cjs``); the
-results are kept in ``_build/.doctrees``. Each page gets one hidden ``<svg>`` of the glyph
-paths its formulas use (MathJax's "global" font cache, per page), so that a glyph's path is
-written once.
-The HTML math renderer ``mha_svg`` then writes each formula's SVG where
-``sphinx.ext.mathjax`` wrote ``\\(...\\)``, in the same ``span.math`` / ``div.math``
-(with Sphinx's equation numbers and their links), and MathJax's style sheet for SVG
-output is written to ``_static/mha-math.css``. A formula MathJax cannot read is a
-build warning (``-W`` fails the build), never a red box. Only the HTML builder is touched:
-the LaTeX builder writes the PDF's math as before, and the notebooks keep their ``$...$``.
+At ``env-updated`` the pages whose formulas no earlier build typeset go to ONE Node process,
+``typeset_math.cjs`` (MathJax 3's Node API, npm ``mathjax-full``): SVG, ``aria-hidden``, with
+assistive MathML for screen readers, and per page one hidden ``<svg>`` of the glyph paths its
+formulas use. The results are kept in ``_build/.doctrees``. The HTML math renderer ``mha_svg``
+writes each formula where ``sphinx.ext.mathjax`` wrote ``\\(...\\)``, in the same
+``span.math`` / ``div.math`` with Sphinx's equation numbers; MathJax's CSS for SVG goes to
+``_static/mha-math.css``. A formula MathJax cannot read is a build warning. The LaTeX builder
+and the notebooks keep their TeX.
 """
 
 from __future__ import annotations
@@ -65,6 +55,7 @@ def block_tex(node: nodes.math_block) -> str:
 
 
 def key(tex: str, display: bool) -> str:
+    """The cache's key of a formula."""
     return ("D" if display else "I") + tex
 
 
@@ -107,8 +98,7 @@ def run_mathjax(pages: dict[str, list[str]]) -> dict:
 
 
 def typeset_all(app: Sphinx, env) -> list[str]:
-    """Typeset the formulas of every page whose formulas no earlier build typeset, in one
-    Node process (one hidden <svg> of glyphs per page, shared by its formulas)."""
+    """Typeset the formulas of every page whose formulas no earlier build typeset."""
     if app.builder.format != "html":
         return []
     cache_file = Path(app.doctreedir) / CACHE
@@ -157,8 +147,8 @@ def _svg(self, tex: str, display: bool, node: nodes.Node) -> str:
 
 
 def add_glyphs(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
-    """The page's hidden <svg> of glyph paths, once, before its body (not in the partial
-    renderings of its titles for the tables of contents, which reuse the same glyphs)."""
+    """The page's hidden <svg> of glyph paths, once, before its body (not in the renderings
+    of its titles for the tables of contents)."""
     page = _pages.get(pagename)
     if page and page["defs"] and "body" in context:
         context["body"] = page["defs"] + context["body"]

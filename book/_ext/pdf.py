@@ -1,26 +1,17 @@
 """The book as one PDF (``make pdf``): Jupyter Book's LaTeX builder, from the site's own cache.
 
 Stands in for: a bare ``jupyter-book build --builder pdflatex``, which would show no widget
-and write the solutions inline.
+and write the solutions inline. Loaded for every build, so that the HTML and LaTeX builds
+share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing again.
 
-Loaded by jupyter-book through ``sphinx: local_extensions`` in ``_config.yml``, for every
-build, so that the HTML and the LaTeX builds read the pages with the same configuration and
-share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing that
-``make book`` has executed.
-
-* Figures: the build's kernels draw every matplotlib figure as PNG (the site; a palette PNG,
-  ``mha.figures.png``) and as PDF (vector, which myst-nb prefers for LaTeX), through an
-  IPython profile written into ``_build`` (:func:`kernel_profile`).
-* Widgets: LaTeX cannot show a live slider. ``python -m tests.browser.widget_stills`` takes a
-  picture of each widget's default view on the built site and records its controls;
-  :class:`WidgetStills` puts that picture in the widget's place, with a caption that names the
-  settings it shows and the page where it is live. A widget without a picture stops the
-  build; its text form (``VBox(...)``) never reaches the PDF.
-* Solutions: :class:`SolutionsAtEnd` moves each chapter's solutions into a last section of
-  that chapter, so that the exercises can be tried before the answers are seen.
-* Print: figures stay where the text refers to them (``figure_align``), and the class is
-  Sphinx's own ``manual`` plus a short preamble (:data:`PREAMBLE`), which needs only the TeX
-  Live packages that ``tests/browser/ensure-texlive`` installs.
+* Figures: the kernels draw each figure as palette PNG (the site; ``mha.figures.png``) and as
+  vector PDF (for LaTeX), through an IPython profile in ``_build`` (:func:`kernel_profile`).
+* Widgets: :class:`WidgetStills` puts in each widget's place its picture, taken from the built
+  site by ``python -m tests.browser.widget_stills``, with a caption naming the settings shown
+  and the page where it is live; a widget without a picture stops the build.
+* Solutions: :class:`SolutionsAtEnd` moves each chapter's solutions to its last section.
+* Print: figures stay in place (``figure_align``); Sphinx's ``manual`` class and a short
+  preamble (:data:`PREAMBLE`) need only the TeX Live packages of ``tests/browser/ensure-texlive``.
 """
 
 from __future__ import annotations
@@ -29,7 +20,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +31,7 @@ from sphinx.config import Config
 from sphinx.errors import ExtensionError
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
+from sphinx_exercise.nodes import solution_node, solution_start_node
 
 logger = logging.getLogger(__name__)
 
@@ -115,13 +107,9 @@ def configure_latex(app: Sphinx, config: Config) -> None:
     config.latex_elements = elements
 
 
-# A widget picture is printed as wide as it is on the page (TEXT_COLUMN_PX of the page's text
-# column to \linewidth: 6.5 in for 750 CSS px, 0.624 pt a pixel, so 12 px text prints at
-# 7.5 pt): a tall view comes in slices (tests/browser/widget_stills.py), each within
-# MAX_HEIGHT of a page at that scale, which \mhaImagesUpTo allows for these pictures (the
-# book's other pictures keep the cap of 0.8 \textheight). A slice that is still too tall
-# is printed smaller, at MAX_HEIGHT. tests/test_pdf.py measures in the PDF that every
-# picture's smallest text prints at 7 pt or more.
+# A widget picture prints as wide as on the page (750 CSS px of text column to \linewidth: 12 px
+# text at 7.5 pt; tests/test_pdf.py checks >= 7 pt); a tall view comes in slices, each at most
+# MAX_HEIGHT of a page (\mhaImagesUpTo), or printed smaller to fit.
 MAX_HEIGHT = 0.95
 TALL = rf"\mhaImagesUpTo{{{MAX_HEIGHT}}}"
 SHORT = r"\mhaImagesUpTo{0.8}"  # back to the cap that PREAMBLE sets for every picture
@@ -135,24 +123,6 @@ def print_size(width_fraction: float, aspect: float) -> tuple[str, str]:
     return "width", f"{width_fraction:.3f}\\linewidth"
 
 
-def stills(app: Sphinx) -> dict[str, Any]:
-    """The widget pictures' index (``stills.json``), read once per build."""
-    if not hasattr(app, "_mha_stills"):
-        index = Path(app.srcdir) / STILLS_DIR / "stills.json"
-        if not index.is_file():
-            raise ExtensionError(
-                f"{index} is missing: the PDF needs a picture of each widget, taken from the "
-                "built site by `python -m tests.browser.widget_stills` (make pdf runs it)"
-            )
-        app._mha_stills = json.loads(index.read_text(encoding="utf-8"))
-    return app._mha_stills
-
-
-def setting_text(controls: list[list[str]]) -> str:
-    """``[["tilt", "0"], ["", "scores"]]`` -> ``tilt: 0; scores`` (labels as the page shows)."""
-    return "; ".join(f"{label}: {value}" if label else value for label, value in controls)
-
-
 class WidgetStills(SphinxPostTransform):
     """In the LaTeX build, each widget output becomes its picture, with a caption."""
 
@@ -160,26 +130,32 @@ class WidgetStills(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        index = stills(self.app)
+        index = Path(self.app.srcdir) / STILLS_DIR / "stills.json"
+        if not index.is_file():
+            raise ExtensionError(
+                f"{index} is missing: the PDF needs a picture of each widget, taken from the "
+                "built site by `python -m tests.browser.widget_stills` (make pdf runs it)"
+            )
+        stills = json.loads(index.read_text(encoding="utf-8"))
         for bundle in list(self.document.findall(nodes.container)):
-            if bundle.get("nb_element") != "mime_bundle":
-                continue
             widget = [c for c in bundle.children if c.get("mime_type") == WIDGET_MIME]
-            if not widget:
+            if bundle.get("nb_element") != "mime_bundle" or not widget:
                 continue
             match = re.search(r'"model_id":\s*"([0-9a-f]+)"', widget[0].astext())
-            still = index.get(match.group(1)) if match else None
+            still = stills.get(match.group(1)) if match else None
             if still is None:
                 raise ExtensionError(
                     f"no picture of the widget at {bundle.source}:{bundle.line}: "
                     "run `python -m tests.browser.widget_stills` on the current build"
                 )
-            bundle.replace_self(self.figure(match.group(1), still))
+            bundle.replace_self(self.figure(still))
 
-    def figure(self, model_id: str, still: dict[str, Any]) -> nodes.container:
+    def figure(self, still: dict[str, Any]) -> nodes.container:
+        """The widget's picture (its slices, top to bottom) and its caption, not numbered:
+        the figures keep the numbers they have on the site."""
         out = Path(self.app.outdir) / "widget-stills"
         out.mkdir(exist_ok=True)
-        parts = still.get("parts") or [{"file": f"{model_id}.png", "aspect": still["aspect"]}]
+        parts = still["parts"]
         images: list[nodes.Node] = [nodes.raw("", TALL, format="latex")]
         for n, part in enumerate(parts):
             shutil.copyfile(Path(self.app.srcdir) / STILLS_DIR / part["file"], out / part["file"])
@@ -190,23 +166,17 @@ class WidgetStills(SphinxPostTransform):
             image[key] = size
             images.append(image)
         images.append(nodes.raw("", SHORT, format="latex"))
-        # Not a numbered figure: the figures keep the numbers they have on the site.
         note = nodes.paragraph(classes=["mha-widget-caption"])
-        settings = setting_text(still["controls"])
+        settings = "; ".join(f"{k}: {v}" if k else v for k, v in still["controls"])
         note += nodes.emphasis(
             "",
             f"In print, this interactive view is shown at its default setting ({settings}); "
             if settings
             else "In print, this interactive view is shown as the page first shows it; ",
         )
-        base = self.config.html_baseurl
-        where = base.rstrip("/") + "/" + still["page"] if base else None
-        if where:
-            note += nodes.emphasis("", "where the text asks you to move it, do so on the site: ")
-            note += nodes.reference(where, where, refuri=where)
-        else:
-            page = still["page"]
-            note += nodes.emphasis("", f"where the text asks you to move it, open {page}.")
+        where = self.config.html_baseurl.rstrip("/") + "/" + still["page"]
+        note += nodes.emphasis("", "where the text asks you to move it, do so on the site: ")
+        note += nodes.reference(where, where, refuri=where)
         return nodes.container("", *images, note, classes=["mha-widget-still"])
 
 
@@ -217,14 +187,8 @@ class SolutionsAtEnd(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        # A gated solution (solution-start ... solution-end) stays a solution_start_node.
-        from sphinx_exercise.nodes import solution_node, solution_start_node
-
-        def is_solution(node: nodes.Node) -> bool:
-            return isinstance(node, (solution_node, solution_start_node))
-
         for chapter in list(self.document.findall(addnodes.start_of_file)):
-            found = list(self._solutions(chapter, is_solution))
+            found = list(self._solutions(chapter))
             if not found:
                 continue
             top = next(iter(chapter.findall(nodes.section)))
@@ -236,16 +200,15 @@ class SolutionsAtEnd(SphinxPostTransform):
             top += section
 
     @classmethod
-    def _solutions(
-        cls, node: nodes.Element, is_solution: Callable[[nodes.Node], bool]
-    ) -> Iterator[tuple[nodes.Element, nodes.Node]]:
-        """(parent, solution) for each solution of ``node``'s page, not of the pages it includes.
-        Walked from the top: some transforms leave children whose ``parent`` is out of date."""
+    def _solutions(cls, node: nodes.Element) -> Iterator[tuple[nodes.Element, nodes.Node]]:
+        """(parent, solution) for each solution (gated ones are solution_start_nodes) of
+        ``node``'s page, not of the pages it includes. Walked from the top: some transforms
+        leave children whose ``parent`` is out of date."""
         for child in node.children:
-            if is_solution(child):
+            if isinstance(child, (solution_node, solution_start_node)):
                 yield node, child
             elif isinstance(child, nodes.Element) and not isinstance(child, addnodes.start_of_file):
-                yield from cls._solutions(child, is_solution)
+                yield from cls._solutions(child)
 
 
 class Appendix(SphinxPostTransform):
@@ -268,22 +231,16 @@ class Appendix(SphinxPostTransform):
 
 
 def pdf_in_site(app: Sphinx, config: Config) -> None:
-    """Whether the site offers the PDF: only when ``make pdf`` has put it in the output folder.
-
-    ``mha_pdf_in_site`` is an ``html`` setting, so the site's build information changes with it:
-    when the PDF appears (or goes), the next HTML build writes every page again, with (or
-    without) the link, and reads or executes nothing again. ``make pdf`` runs that build after
-    copying the PDF; a site built by ``make book`` alone has no link to a PDF it lacks."""
+    """Whether the site offers the PDF: only when ``make pdf`` has copied it into the site. An
+    ``html`` setting: when the PDF appears or goes, every page is written again."""
     config.mha_pdf_in_site = (Path(app.outdir) / PDF_NAME).is_file()
 
 
 def offer_pdf(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """Every page's download menu offers the whole book's PDF, when the site holds it
-    (:func:`pdf_in_site`), in place of the theme's "print this page" button. ``make pdf`` puts
-    the file next to the site's root page. (Generated pages, genindex and search, may have no
-    download menu.)"""
+    """The download menu offers the book's PDF when the site holds it, in place of the theme's
+    "print this page" button (generated pages, genindex and search, may have no menu)."""
     if not app.config.mha_pdf_in_site:
         return
     for group in context.get("header_buttons", []):

@@ -1,38 +1,20 @@
 """The chapters as plain Jupyter notebooks: CommonMark and ``$`` math, readable in any front end.
 
-Stands in for: ``jupytext --to ipynb``, which keeps MyST's markup in the notebook's markdown,
-and QuantEcon's ``sphinx-tojupyter``, a Sphinx builder that writes notebooks from the
-doctrees. Tried (0.6.0, with Sphinx 7.4 and myst-nb 1.4) on the test page of
-``tests/test_plain_notebooks.py``, it resolves ``{eval}``, ``{eq}`` and equation numbers, but
-turns every code cell into a markdown code block (the notebook no longer runs), drops figure
-captions and their numbers, writes citations as "[]", makes admonition titles ``#`` headings
-and does not fold solutions; it also builds the book a second time.
+Why it exists: the chapters are MyST notebooks, which Colab, VS Code, Notebook 7 and GitHub's
+preview show as markup. Stands in for: ``jupytext --to ipynb``, which keeps the MyST, and
+QuantEcon's ``sphinx-tojupyter`` (tried, 0.6.0 with Sphinx 7.4 and myst-nb 1.4: it turns code
+cells into markdown code blocks, drops figure captions, writes citations as "[]", makes
+admonition titles headings, does not fold solutions, and builds the book a second time).
 
-Why this exists: the chapters are MyST text notebooks. JupyterLab with jupyterlab-myst renders
-them, but Colab, VS Code, Notebook 7 and GitHub's preview show MyST's markup as text
-(``:::{admonition}``, ``{eval}`` expressions, ``{numref}`` roles, equation labels). The
-notebooks that the site offers for download and Colab (``_build/html/_sources/<page>.ipynb``) are
-therefore written by :func:`plain_notebook` from the MyST source and from what the build
-computed, so their markdown cells hold only CommonMark with ``$…$``/``$$…$$`` math:
-
-* ``{eval}`expr``` becomes the text the build computed for it (myst-nb leaves each value in the
-  page's doctree, in reading order: :func:`page_facts`); the notebook says once, at the top,
-  that the prose quotes the book's own run.
-* ``{numref}``, ``{eq}`` and exercises use the site's numbers ("Figure 7", "(4)", "Exercise
-  3"); a displayed equation carries ``\\tag{4}``; label lines ``(name)=`` go.
-* ``{doc}`` links point to the other chapter's notebook; ``{ref}`` names its section.
-* ``{cite}`` becomes "(Vaswani et al., 2017)", ``{cite:t}`` "Vaswani et al. (2017)", and the
-  notebook ends with its references.
-* An admonition becomes a block quote with a bold title; an exercise, a bold "Exercise 3."
-  paragraph; its solution, text and code, one folded ``<details>`` block (the code as a fenced
-  block: nbconvert and GitHub show a code cell's source whatever its metadata says).
-* A figure's caption, kept in its code cell's metadata, becomes a markdown cell under it
-  ("**Figure 7.** …"). Cells tagged ``remove-cell`` (JupyterLab-only helpers) go; code the site
-  hides (``hide-input``, ``remove-input``) stays, folded.
-
-:class:`PageFacts` holds what the build knows about a page; :func:`page_facts` reads it from
-the Sphinx environment. Everything else here is plain text processing, tested in
-``tests/test_plain_notebooks.py``.
+:func:`plain_notebook` writes the notebook from the MyST source and what the build computed
+(:func:`page_facts`): ``{eval}`` becomes its computed text (a note at the top says so);
+``{numref}``, ``{eq}``, exercises and ``\tag{4}`` take the site's numbers, label lines go;
+``{doc}`` links the other notebook, ``{ref}`` names the section; ``{cite}`` and ``{cite:t}``
+give "(Vaswani et al., 2017)" and "Vaswani et al. (2017)", and the references end the
+notebook; an admonition is a block quote with a bold title, an exercise a bold "Exercise 3."
+paragraph, its solution (text and code) one folded ``<details>``; a figure's caption is a
+markdown cell under its code cell; ``remove-cell`` cells go, hidden code stays, folded.
+Tested in ``tests/test_plain_notebooks.py``.
 """
 
 from __future__ import annotations
@@ -51,7 +33,7 @@ ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<text>[^`]*)`")
 FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$")
-EQUATION_END = re.compile(r"^\$\$\s*\((?P<label>[\w-]+)\)\s*$")
+EQUATION_END = re.compile(r"^\$\$[ \t]*\((?P<label>[\w-]+)\)[ \t]*$", re.M)
 SOLUTION_START = re.compile(r"^```\{solution-start\}\s*(?P<label>[\w-]+)\s*$")
 SOLUTION_END = re.compile(r"^```\{solution-end\}\s*$")
 BARE_FENCE = re.compile(r"^```\s*$")
@@ -227,24 +209,16 @@ def directive(
     raise PlainTextError(f"{facts.docname}: no plain-text form for the directive {{{name}}}")
 
 
-def equations(lines: list[str], facts: PageFacts) -> list[str]:
-    """``$$ (label)`` closing a display equation becomes ``\\tag{n}`` and a plain ``$$``."""
-    out = []
-    for line in lines:
-        m = EQUATION_END.match(line)
-        if m is None:
-            out.append(line)
-            continue
-        n = number_of(facts.equations, m["label"], "equation", facts.docname)
-        out += [rf"\tag{{{n}}}", "$$"]
-    return out
-
-
 def markdown(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
     """One markdown cell's MyST as CommonMark (solution fences are handled by the caller)."""
     lines = [line for line in text.split("\n") if not LABEL_LINE.match(line)]
-    lines = equations(directives(lines, facts), facts)
-    return replace_roles("\n".join(lines), facts, evals).strip("\n")
+    text = EQUATION_END.sub(  # "$$ (label)" closing a display equation: \tag{n}, then "$$"
+        lambda m: (
+            rf"\tag{{{number_of(facts.equations, m['label'], 'equation', facts.docname)}}}" + "\n$$"
+        ),
+        "\n".join(directives(lines, facts)),
+    )
+    return replace_roles(text, facts, evals).strip("\n")
 
 
 # ----------------------------------------------------------------------------- cells

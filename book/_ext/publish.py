@@ -1,19 +1,13 @@
 """Every notebook page as a plain notebook, for the download menu and for Colab.
 
-Why it exists: sphinx-book-theme's launch buttons (``launch_buttons`` and ``repository:`` in
-``_config.yml``) and its download menu offer the page's source: a MyST ``.md``, which Colab
-cannot read, and, as ``_sources/<page>.ipynb``, myst-nb's executed MyST notebook. At the end
-of the build this extension writes each notebook page (a page with a ``kernelspec``) over that
-file as a plain notebook (``plain_notebooks.py``; no outputs; first a Colab set-up cell), so the
-menu's ``.ipynb`` is the plain one. On each notebook page it changes two of the theme's buttons:
-
-* the Colab button opens the plain notebook from the branch ``mha_notebooks_branch``, to which
-  CI pushes the site's ``_sources/**/*.ipynb`` (.github/workflows/book.yml);
-* the menu's ``.md`` is labelled as the MyST source.
-
-Stands in for: the theme's ``launch_buttons.colab_url``, which opens ``<page>.md`` on the one
-``repository.branch`` of every launcher (Binder opens the ``.md`` of ``main``, as it should:
-its JupyterLab reads MyST), and the executed notebook of its ``.ipynb`` download.
+Why it exists: the theme's download menu offers the page's MyST ``.md`` (which Colab cannot
+read) and, as ``_sources/<page>.ipynb``, myst-nb's executed MyST notebook; its Colab button
+(``launch_buttons.colab_url``) opens ``<page>.md`` on ``repository.branch``, as Binder does
+(right for Binder, whose JupyterLab reads MyST). Stands in for those two: at the end of the
+build each notebook page (one with a ``kernelspec``) is written over ``_sources/<page>.ipynb``
+as a plain notebook (``plain_notebooks.py``; first a Colab set-up cell), the Colab button
+opens that file from the branch ``mha_notebooks_branch`` (CI pushes ``_sources/**/*.ipynb``
+there) and the menu's ``.md`` is labelled as the MyST source.
 """
 
 from __future__ import annotations
@@ -57,21 +51,10 @@ def is_notebook(app: Sphinx, docname: str) -> bool:
     return docname in app.env.found_docs and "kernelspec" in app.env.metadata[docname]
 
 
-def colab_cell(app: Sphinx) -> nbformat.NotebookNode:
-    """The first cell of every plain notebook: on Colab, pip installs ``mha`` from the
-    repository's branch (``repository:`` in ``_config.yml``) when it is missing."""
-    opts = app.config.html_theme_options
-    requirement = f"mha @ git+{opts['repository_url']}@{opts.get('repository_branch') or 'main'}"
-    return nbformat.v4.new_code_cell(
-        COLAB_CELL.format(requirement=json.dumps(requirement)), id=COLAB_CELL_ID
-    )
-
-
 def retarget_buttons(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    """On a notebook page, point the theme's Colab button at the plain notebook, and say that
-    the ``.md`` download is the MyST source."""
+    """On a notebook page: the Colab button opens the plain notebook; the ``.md`` is MyST."""
     if not is_notebook(app, pagename):
         return
     for group in context["header_buttons"]:
@@ -88,12 +71,18 @@ def retarget_buttons(
 
 
 def write_notebooks(app: Sphinx, exception: Exception | None) -> None:
-    """Write ``_sources/<page>.ipynb`` for every notebook page (those whose HTML this build
-    did not rewrite too): the plain notebook, headed by the Colab cell, in place of the
+    """Write ``_sources/<page>.ipynb`` for every notebook page: the plain notebook, headed by
+    the Colab cell (pip installs ``mha`` from the repository's branch), in place of the
     executed notebook that the theme copied there."""
     if exception is not None or app.builder.format != "html":
         return
-    first = [colab_cell(app)]
+    opts = app.config.html_theme_options
+    requirement = f"mha @ git+{opts['repository_url']}@{opts.get('repository_branch') or 'main'}"
+    first = [
+        nbformat.v4.new_code_cell(
+            COLAB_CELL.format(requirement=json.dumps(requirement)), id=COLAB_CELL_ID
+        )
+    ]
     bib = Path(app.srcdir) / app.config.bibtex_bibfiles[0]
     references = plain_notebooks.bibliography(str(bib))
     for docname in sorted(d for d in app.env.found_docs if is_notebook(app, d)):

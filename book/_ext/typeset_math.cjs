@@ -1,11 +1,8 @@
-// Typeset TeX to SVG with MathJax 3's own Node API (npm mathjax-full, pinned in package.json);
-// book/_ext/build_math.py runs this once per build for the pages whose formulas changed.
-// stdin: JSON {page: [[tex, display], ...]}; stdout: JSON {css, pages: {page: {defs, html}}}:
-// per page, one <mjx-container> per formula (an SVG, aria-hidden, and its MathML for screen
-// readers: assistive MathML) whose glyphs are <use>s of the page's one hidden <svg> of glyph
-// paths, ``defs`` (MathJax's "global" font cache, cleared for each page). A formula MathJax
-// cannot read (an undefined macro, a syntax error) is returned as {error: message}.
-// Stands in for: sphinx.ext.mathjax's runtime in the browser (see book/_ext/build_math.py).
+// Typeset TeX to SVG with MathJax 3's Node API (npm mathjax-full), for book/_ext/build_math.py,
+// which says why (it stands in for sphinx.ext.mathjax's runtime in the browser).
+// stdin: {page: [[tex, display], ...]}; stdout: {css, pages: {page: {defs, html}}}: per page one
+// <mjx-container> per formula (SVG with assistive MathML), its glyphs <use>s of the page's one
+// hidden <svg> of paths, defs; a formula MathJax cannot read is {error: message}.
 "use strict";
 const { mathjax } = require("mathjax-full/js/mathjax.js");
 const { TeX } = require("mathjax-full/js/input/tex.js");
