@@ -82,8 +82,6 @@ def dependencies(code: str, src: Path) -> set[Path]:
 
 def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
     """Record the package files and requirements a notebook's code (magics removed) uses."""
-    if Path(app.env.doc2path(docname)).suffix != ".md":
-        return
     nb = read_myst_markdown_notebook(source[0])
     lines = [x for c in nb.cells if c.cell_type == "code" for x in c.source.splitlines()]
     code = "\n".join(line for line in lines if not line.startswith("%"))

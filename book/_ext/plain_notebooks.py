@@ -34,9 +34,13 @@ FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
 OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*)$")
 LABEL_LINE = re.compile(r"^\([\w-]+\)=\s*$")
 EQUATION_END = re.compile(r"^\$\$[ \t]*\((?P<label>[\w-]+)\)[ \t]*$", re.M)
-SOLUTION_START = re.compile(r"^```\{solution-start\}\s*(?P<label>[\w-]+)\s*$")
-SOLUTION_END = re.compile(r"^```\{solution-end\}\s*$")
-BARE_FENCE = re.compile(r"^```\s*$")
+# A solution's fence (its exercise's label for the start, None for the end), its options and
+# its closing ``` line.
+SOLUTION = re.compile(
+    r"^```\{solution-(?:start\}[ \t]*(?P<label>[\w-]+)|end\})[ \t]*(?:\n|$)"
+    r"(?::[\w-]+:.*(?:\n|$))*(?:```[ \t]*(?:\n|$))?",
+    re.M,
+)
 TARGET = re.compile(r"^(?P<text>.*?)\s*<(?P<target>[^<>]+)>$")  # "text <target>" in a role
 NOTE = (
     "> **About this notebook.** It is a chapter of *{book}*. Its text quotes the numbers "
@@ -72,9 +76,6 @@ class PageFacts:
 
 class PlainTextError(ValueError):
     """The MyST source holds something this converter cannot write as plain text."""
-
-
-# ----------------------------------------------------------------------------- inline roles
 
 
 def relative_notebook(from_doc: str, to_doc: str) -> str:
@@ -151,9 +152,6 @@ def replace_roles(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
     return ROLE.sub(one, text)
 
 
-# ----------------------------------------------------------------------------- block syntax
-
-
 def quote(text: str) -> str:
     """``text`` as a CommonMark block quote."""
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.strip("\n").split("\n"))
@@ -221,18 +219,6 @@ def markdown(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
     return replace_roles(text, facts, evals).strip("\n")
 
 
-# ----------------------------------------------------------------------------- cells
-
-
-def caption_cell(cell: nbformat.NotebookNode, facts: PageFacts, evals) -> str | None:
-    """The markdown under a figure cell: "**Figure 7.** caption", or None."""
-    figure = cell.metadata.get("mystnb", {}).get("figure")
-    if not figure:
-        return None
-    n = number_of(facts.figures, figure.get("name", ""), "figure", facts.docname)
-    return f"**Figure {n}.** {replace_roles(figure.get('caption', ''), facts, evals)}"
-
-
 def code_block(source: str) -> str:
     """``source`` as a fenced Python block, its fence longer than any backtick run in it."""
     longest = max((len(run) for run in re.findall(r"`+", source)), default=0)
@@ -240,41 +226,12 @@ def code_block(source: str) -> str:
     return f"{fence}python\n{source}\n{fence}"
 
 
-def solution_parts(text: str) -> Iterator[tuple[str, str]]:
-    """Split a markdown cell at solution fences: ``(kind, text)`` with kind ``"start:<label>"``,
-    ``"end"`` or ``"text"``, in order."""
-    lines = text.split("\n")
-    buffer: list[str] = []
-    i = 0
-    while i < len(lines):
-        start, end = SOLUTION_START.match(lines[i]), SOLUTION_END.match(lines[i])
-        if start or end:
-            if buffer:
-                yield "text", "\n".join(buffer)
-                buffer = []
-            i += 1
-            while i < len(lines) and OPTION.match(lines[i]):
-                i += 1
-            if i < len(lines) and BARE_FENCE.match(lines[i]):
-                i += 1
-            yield ("start:" + start["label"]) if start else "end", ""
-            continue
-        buffer.append(lines[i])
-        i += 1
-    if buffer:
-        yield "text", "\n".join(buffer)
-
-
 def plain_notebook(
     nb: nbformat.NotebookNode, facts: PageFacts, first_cells: list[nbformat.NotebookNode]
 ) -> nbformat.NotebookNode:
-    """``nb`` (a MyST notebook as jupytext reads it, no outputs) as a plain notebook.
-
-    ``first_cells`` go before the page's own cells (the Colab set-up cell). Each solution,
-    its text and its code, becomes one folded markdown cell. Raises :class:`PlainTextError`
-    when the source holds MyST this module does not know, or when the page's computed
-    ``{eval}`` values are not one for each role of the source.
-    """
+    """``nb`` (MyST as jupytext reads it, no outputs) as a plain notebook, ``first_cells`` (the
+    Colab cell) first. Raises :class:`PlainTextError` on MyST this module does not know, or
+    when the computed ``{eval}`` values are not one for each role of the source."""
     evals = iter(facts.evals)
     cells = list(first_cells)
     solution: tuple[str, list[str]] | None = None  # (exercise number, its parts so far)
@@ -291,23 +248,21 @@ def plain_notebook(
         if "remove-cell" in tags:
             continue
         if cell.cell_type == "markdown":
-            for kind, text in solution_parts(cell.source):
-                if kind.startswith("start:"):
-                    label = kind.removeprefix("start:")
-                    n = number_of(facts.exercises, label, "exercise", facts.docname)
-                    solution = (n, [])
-                elif kind == "end" and solution is not None:
+            # text, label, text, ...: a label starts a solution, None ends one
+            for i, text in enumerate(SOLUTION.split(cell.source)):
+                if i % 2 == 0:
+                    add_markdown(markdown(text, facts, evals))
+                elif text:
+                    solution = (number_of(facts.exercises, text, "exercise", facts.docname), [])
+                elif solution is not None:
                     n, parts = solution
                     solution = None
                     body = "\n\n".join(parts)
                     summary = f"<summary><b>Solution to Exercise {n}</b></summary>"
                     add_markdown(f"<details>\n{summary}\n\n{body}\n\n</details>")
-                else:
-                    add_markdown(markdown(text, facts, evals))
             continue
         if cell.cell_type != "code":
             continue
-        caption = caption_cell(cell, facts, evals)
         if solution is not None:
             add_markdown(code_block(cell.source))
         else:
@@ -319,8 +274,11 @@ def plain_notebook(
             if {"hide-input", "remove-input"} & set(tags):  # folded, its outputs shown
                 code.metadata["jupyter"] = {"source_hidden": True}
             cells.append(code)
-        if caption:
-            add_markdown(caption)
+        if figure := cell.metadata.get("mystnb", {}).get("figure"):  # its caption under it
+            n = number_of(facts.figures, figure.get("name", ""), "figure", facts.docname)
+            add_markdown(
+                f"**Figure {n}.** {replace_roles(figure.get('caption', ''), facts, evals)}"
+            )
     if next(evals, None) is not None:
         raise PlainTextError(f"{facts.docname}: the build computed more values than the text uses")
     note = NOTE.format(book=facts.book_title)
@@ -341,9 +299,6 @@ def plain_notebook(
     return out
 
 
-# ----------------------------------------------------------------------------- the build
-
-
 def bibliography(path: str) -> dict[str, Reference]:
     """Every entry of a BibTeX file, as "(Author et al., year)" and a list entry."""
     from pybtex.backends.plaintext import Backend
@@ -360,11 +315,7 @@ def bibliography(path: str) -> dict[str, Reference]:
         people = entry.persons.get("author", [])
         last = [plain(" ".join(p.prelast_names + p.last_names)) for p in people]
         year = entry.fields.get("year", "n.d.")
-        who = (
-            last[0]
-            if len(last) == 1
-            else (" and ".join(last) if len(last) == 2 else f"{last[0]} et al.")
-        )
+        who = {1: last[0], 2: " and ".join(last)}.get(len(last), f"{last[0]} et al.")
         names = ", ".join(
             f"{surname}, " + " ".join(f"{plain(n)[0]}." for n in p.first_names)
             for surname, p in zip(last, people, strict=True)
