@@ -219,8 +219,7 @@ class Appendix(SphinxPostTransform):
     formats = ("latex",)
 
     def run(self, **kwargs: Any) -> None:
-        sitemap = getattr(self.config, "external_site_map", None)
-        parts = sitemap.root.subtrees if sitemap is not None else []
+        parts = self.config.external_site_map.root.subtrees  # sphinx-external-toc's _toc.yml
         appendix = [str(d) for part in parts if part.caption == "Appendix" for d in part.items]
         for chapter in self.document.findall(addnodes.start_of_file):
             if appendix and chapter["docname"] == appendix[0]:

@@ -158,7 +158,8 @@ def quote(text: str) -> str:
 
 
 def directives(lines: list[str], facts: PageFacts) -> list[str]:
-    """Colon-fenced directives (``:::{name}``), nested or not, as plain markdown lines."""
+    """Colon-fenced directives (``:::{name}``), nested or not, as plain markdown lines. As in
+    MyST, a fence closes at the first line of as many colons or more."""
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -167,25 +168,16 @@ def directives(lines: list[str], facts: PageFacts) -> list[str]:
             out.append(lines[i])
             i += 1
             continue
-        options, i = {}, i + 1
-        while i < len(lines) and (opt := OPTION.match(lines[i])):
-            options[opt["key"]] = opt["value"]
-            i += 1
-        body, depth = [], 1
-        while i < len(lines):
-            inner = FENCE.match(lines[i])
-            if inner and len(inner["colons"]) < len(m["colons"]) + 1:
-                depth += 1
-            elif lines[i].strip() == m["colons"]:
-                depth -= 1
-                if depth == 0:
-                    break
-            body.append(lines[i])
-            i += 1
-        if i == len(lines):
+        close = re.compile(rf":{{{len(m['colons'])},}}\s*")
+        end = next((j for j in range(i + 1, len(lines)) if close.fullmatch(lines[j])), None)
+        if end is None:
             raise PlainTextError(f"{facts.docname}: {m['colons']}{{{m['name']}}} is not closed")
-        i += 1
+        body, options = lines[i + 1 : end], {}
+        while body and (opt := OPTION.match(body[0])):
+            options[opt["key"]] = opt["value"]
+            body = body[1:]
         out.extend(directive(m["name"], m["arg"], options, directives(body, facts), facts))
+        i = end + 1
     return out
 
 
