@@ -19,10 +19,11 @@ fill ``{eval}``, and ``sphinx-build -j``, which ``jupyter-book build`` does not 
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import os
+import tempfile
+from modulefinder import ModuleFinder
 from pathlib import Path
 
 from myst_nb.core.read import read_myst_markdown_notebook
@@ -30,53 +31,24 @@ from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
-PACKAGE = "mha"
-
-
-def module_file(src: Path, dotted: str) -> Path | None:
-    """The file of module ``dotted`` (e.g. ``mha.figures.mask``) under ``src``, if any."""
-    base = src.joinpath(*dotted.split("."))
-    return next((p for p in (base.with_suffix(".py"), base / "__init__.py") if p.is_file()), None)
-
-
-def imported_modules(code: str) -> set[str]:
-    """Dotted names of the ``mha`` modules that ``code`` imports (``from mha import toy`` gives
-    ``mha`` and ``mha.toy``; names that are not modules are dropped later). The package uses
-    absolute imports only (ruff's TID252)."""
-    try:
-        tree = ast.parse(code)
-    except SyntaxError:  # IPython syntax: nothing
-        return set()
-    found: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found.update(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            found.add(node.module)
-            found.update(f"{node.module}.{a.name}" for a in node.names)
-    return {m for m in found if m == PACKAGE or m.startswith(PACKAGE + ".")}
-
 
 def dependencies(code: str, src: Path) -> set[Path]:
-    """Every file of the package that running ``code`` imports, transitively (with the parent
-    packages' ``__init__.py``), and the files in non-package folders beside each module
-    (``mha/training/weights/*.npz``)."""
-    todo, seen, files = list(imported_modules(code)), set(), set()
-    while todo:
-        name = todo.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        parts = name.split(".")
-        todo.extend(".".join(parts[:i]) for i in range(1, len(parts)))  # parent packages
-        path = module_file(src, name)
-        if path is None:
-            continue
-        files.add(path)
-        for sub in path.parent.iterdir():
+    """Every module under ``src`` that running ``code`` imports, transitively (the standard
+    library's modulefinder reads them without running them), and the files in non-package
+    folders beside each (``mha/training/weights/*.npz``)."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as script:
+        script.write(code)
+        script.flush()
+        finder = ModuleFinder(path=[str(src)])  # src only: no other module is read
+        try:
+            finder.run_script(script.name)
+        except SyntaxError:  # IPython syntax: nothing
+            return set()
+    files = {Path(m.__file__) for n, m in finder.modules.items() if n != "__main__" and m.__file__}
+    for module in list(files):
+        for sub in module.parent.iterdir():
             if sub.is_dir() and sub.name != "__pycache__" and not (sub / "__init__.py").exists():
                 files.update(p for p in sub.rglob("*") if p.is_file())
-        todo.extend(imported_modules(path.read_text()))
     return files
 
 
