@@ -162,12 +162,17 @@ def test_values_out_of_step_with_the_text_fail(evals) -> None:
         convert(evals)
 
 
-def test_relative_notebook_paths() -> None:
-    rel = plain_notebooks.relative_notebook
-    assert rel("notebooks/01_a", "notebooks/02_b") == "02_b.ipynb"
-    assert rel("notebooks/01_a", "book/intro") == "../book/intro.ipynb"
-    assert rel("book/intro", "notebooks/01_a") == "../notebooks/01_a.ipynb"
-    assert plain_notebooks.resolve_doc("book/intro", "../notebooks/01_a") == "notebooks/01_a"
+def test_a_doc_role_links_the_other_notebook_relative_to_this_one() -> None:
+    page = facts([])
+    page.titles = {"book/intro": "Intro", "notebooks/01_a": "A", "notebooks/02_b": "B"}
+    links = {
+        ("notebooks/01_a", "02_b"): "[B](02_b.ipynb)",
+        ("notebooks/01_a", "../book/intro"): "[Intro](../book/intro.ipynb)",
+        ("book/intro", "../notebooks/01_a"): "[A](../notebooks/01_a.ipynb)",
+    }
+    for (docname, target), link in links.items():
+        page.docname = docname
+        assert plain_notebooks.replace_roles(f"{{doc}}`{target}`", page, iter([])) == link
 
 
 # ----------------------------------------------------------------------------- the built ones

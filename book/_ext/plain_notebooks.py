@@ -20,7 +20,6 @@ Tested in ``tests/test_plain_notebooks.py``.
 from __future__ import annotations
 
 import copy
-import posixpath
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +27,8 @@ from typing import Any
 
 import nbformat
 from docutils import nodes
+from sphinx.util import docname_join
+from sphinx.util.osutil import relative_uri
 
 ROLE = re.compile(r"\{(?P<name>[a-z][\w:-]*)\}`(?P<text>[^`]*)`")
 FENCE = re.compile(r"^(?P<colons>:{3,})\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
@@ -78,16 +79,6 @@ class PlainTextError(ValueError):
     """The MyST source holds something this converter cannot write as plain text."""
 
 
-def relative_notebook(from_doc: str, to_doc: str) -> str:
-    """The path of ``to_doc``'s notebook relative to ``from_doc``'s (both ``.ipynb``)."""
-    return posixpath.relpath(f"{to_doc}.ipynb", posixpath.dirname(from_doc))
-
-
-def resolve_doc(from_doc: str, target: str) -> str:
-    """The docname that a ``{doc}`` target names, relative to ``from_doc``'s folder."""
-    return posixpath.normpath(posixpath.join(posixpath.dirname(from_doc), target))
-
-
 def split_target(text: str) -> tuple[str | None, str]:
     """``"text <target>"`` -> ``("text", "target")``; ``"target"`` -> ``(None, "target")``."""
     m = TARGET.match(text)
@@ -135,11 +126,11 @@ def replace_roles(text: str, facts: PageFacts, evals: Iterator[str]) -> str:
             return f"({number_of(facts.equations, body, 'equation', facts.docname)})"
         if name == "doc":
             label_text, target = split_target(body)
-            doc = resolve_doc(facts.docname, target)
+            doc = docname_join(facts.docname, target)
             if doc not in facts.titles:
                 raise PlainTextError(f"{facts.docname}: {{doc}} names no page: {target!r}")
-            title = label_text or facts.titles[doc]
-            return f"[{title}]({relative_notebook(facts.docname, doc)})"
+            link = relative_uri(f"{facts.docname}.ipynb", f"{doc}.ipynb")  # notebook to notebook
+            return f"[{label_text or facts.titles[doc]}]({link})"
         if name == "ref":
             label_text, label = split_target(body)
             if label not in facts.sections:
