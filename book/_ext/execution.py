@@ -27,7 +27,6 @@ from modulefinder import ModuleFinder
 from pathlib import Path
 
 from myst_nb.core.read import read_myst_markdown_notebook
-from myst_nb.sphinx_ import NbMetadataCollector
 from sphinx.application import Sphinx
 from sphinx.config import Config
 
@@ -67,6 +66,8 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
     read in this build keep the record of the build that last executed them."""
     if exception is not None or app.builder.format != "html":
         return
+    from myst_nb.sphinx_ import NbMetadataCollector  # 0.5 s to import: only when it is used
+
     report = {}
     for docname in sorted(app.env.found_docs):
         if data := NbMetadataCollector.get_exec_data(app.env, docname):
