@@ -168,12 +168,8 @@ class WidgetStills(SphinxPostTransform):
         images.append(nodes.raw("", SHORT, format="latex"))
         note = nodes.paragraph(classes=["mha-widget-caption"])
         settings = "; ".join(f"{k}: {v}" if k else v for k, v in still["controls"])
-        note += nodes.emphasis(
-            "",
-            f"In print, this interactive view is shown at its default setting ({settings}); "
-            if settings
-            else "In print, this interactive view is shown as the page first shows it; ",
-        )
+        shown = f"at its default setting ({settings})" if settings else "as the page first shows it"
+        note += nodes.emphasis("", f"In print, this interactive view is shown {shown}; ")
         where = self.config.html_baseurl.rstrip("/") + "/" + still["page"]
         note += nodes.emphasis("", "where the text asks you to move it, do so on the site: ")
         note += nodes.reference(where, where, refuri=where)
