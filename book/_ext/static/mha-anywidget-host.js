@@ -99,28 +99,25 @@
 
   // ---- Elements of list traits loaded on demand (6) ----
   var HOST_URL = document.currentScript.src;
-  var data = new Map(); // file name -> the promise of its element
-  var arrived = {}; // file name -> its promise's resolve
+  var data = {}; // file name -> the promise of its element
+  var arrived = {}; // file name -> that promise's resolve, which the file calls (mhaData)
   window.mhaData = function (file, value) {
     arrived[file](value);
   };
   function loadData(file) {
-    if (!data.has(file)) {
-      data.set(
-        file,
-        new Promise(function (resolve, reject) {
-          arrived[file] = resolve;
-          var script = document.createElement("script");
-          script.src = new URL("mha-data/" + file + ".js", HOST_URL).href;
-          script.onerror = function () {
-            data.delete(file); // asked again, tried again
-            reject(new Error("could not load " + script.src));
-          };
-          document.head.appendChild(script);
-        }),
-      );
-    }
-    return data.get(file);
+    data[file] =
+      data[file] ||
+      new Promise(function (resolve, reject) {
+        arrived[file] = resolve;
+        var script = document.createElement("script");
+        script.src = new URL("mha-data/" + file + ".js", HOST_URL).href;
+        script.onerror = function () {
+          delete data[file]; // asked again, tried again
+          reject(new Error("could not load " + script.src));
+        };
+        document.head.appendChild(script);
+      });
+    return data[file];
   }
 
   var widgets = new Map(); // view name -> its widget definition
