@@ -611,6 +611,12 @@ def markdown(results: dict[str, Any]) -> str:
             f"{s['max_page_gzip_bytes'] / 1e6:.2f} MB",
             "≤ 0.75 MB",
         )
+        if s.get("on_demand_gzip_bytes") is not None:
+            row(
+                "loaded only when the reader asks: the trained explorer's other settings, all "
+                "of them, gzip (`on_demand_gzip_bytes`)",
+                f"{s['on_demand_gzip_bytes'] / 1e6:.2f} MB",
+            )
         if s.get("module_repeated_bytes_max") is not None:
             row(
                 "view-module text repeated on a page, largest (site_metrics.py says how it "

@@ -107,7 +107,7 @@ def _on_page(monkeypatch, state: dict, body: str) -> dict:
     monkeypatch.setattr(NbMetadataCollector, "get_js_files", lambda env, page: scripts)
     app = SimpleNamespace(builder=SimpleNamespace(format="html"), env=None)
     context = {"body": body}
-    sw.on_page(app, "notebooks/x", "page.html", context, None)
+    sw.on_page(app, "notebooks/x", "page.html", context, {})  # a doctree with no files
     return context
 
 
@@ -133,3 +133,18 @@ def test_the_build_fails_naming_the_page_and_the_widget(monkeypatch):
         _on_page(monkeypatch, saved, body)
     with pytest.raises(ExtensionError, match=r"widget s: not in the page's widget state"):
         _on_page(monkeypatch, _saved(chapter6_mask_view(["a"])), VIEW.format("s"))
+
+
+def test_elements_loaded_on_demand_leave_the_page_for_files_named_by_their_hash():
+    from mha.views.trained_view import trained_view
+
+    saved = _saved(trained_view(setting=(2, 6)))
+    weights = list(saved["state"]["w"]["state"]["weights"])
+    files = sw.split_lazy(saved)
+    s = saved["state"]["w"]["state"]
+    assert s["weights"] == [None, weights[1], None, None, None, None]
+    names = s["_mha_files"]["weights"]
+    assert names[1] is None and len(set(names) - {None}) == 5 == len(files)
+    for k, name in enumerate(names):
+        if name:  # the file hands the element to the host's mhaData
+            assert files[name] == f'mhaData("{name}", "{weights[k]}");\n'

@@ -21,10 +21,20 @@ view is its view's ``renderView(state, {inert: true})`` from the same ``mha-view
 Node (``anywidget_static.mjs``), written before its view script in a
 ``div.mha-static-widget``; the live view takes its place once drawn, marked
 ``data-mha-takeover="exact"`` when identical (``tests/browser/test_static_views.py``).
+
+A widget may declare list traits whose elements load on demand: ``_mha_lazy``, ``{list: the
+trait indexing the element the view opens at}`` (the trained explorer's ``{"weights":
+"setting"}``). :func:`split_lazy` keeps that element in the page; each other one is null there,
+its file's name (a hash of it) in ``_mha_files[list][k]``, and the file,
+``_static/mha-data/<name>.js``, is the classic script ``mhaData("<name>", element)``. A view
+missing an element asks for it with anywidget's ``model.send({load: list, index: k})``
+(``view_controller.mjs``); the host loads its file and sets the trait
+(``mha-anywidget-host.js``). In JupyterLab the kernel sent every element: nothing is asked.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
 import importlib.util
 import json
@@ -46,6 +56,7 @@ VIEW_RE = re.compile(
 )
 STATE_KEY = "ipywidgets_state"  # myst-nb's key for the page's widget state script
 MODEL_REF = "IPY_MODEL_"
+DATA = "mha_data"  # the doctree's attribute holding split_lazy's files: _static/mha-data/
 
 
 def view_names() -> dict[str, str]:
@@ -66,9 +77,27 @@ def name_views(state: dict, names: dict[str, str]) -> dict:
     return {**state, "state": models}
 
 
+def split_lazy(state: dict) -> dict[str, str]:
+    """Takes out of a page's saved widget ``state`` (in place) the elements that its widgets
+    load on demand (``_mha_lazy``, above): the text of each one's file, by file name."""
+    files = {}
+    for m in state["state"].values():
+        s = m["state"]
+        for name, at in s.get("_mha_lazy", {}).items():
+            s.setdefault("_mha_files", {})[name] = [None] * len(s[name])
+            for k, value in enumerate(s[name]):
+                if k != s[at]:
+                    text = json.dumps(value)
+                    file = hashlib.sha256(text.encode()).hexdigest()[:20]
+                    files[file] = f'mhaData("{file}", {text});\n'
+                    s[name][k], s["_mha_files"][name][k] = None, file
+    return files
+
+
 def on_read(app: Sphinx, doctree: nodes.document) -> None:
     """Once a page is read: its saved widget state names each view instead of carrying its
-    module (myst-nb writes this state into the page)."""
+    module (myst-nb writes this state into the page), and holds no element loaded on demand
+    (kept in the doctree, which :func:`on_page` gets, for their files)."""
     from myst_nb.core.render import sanitize_script_content
     from myst_nb.sphinx_ import NbMetadataCollector
 
@@ -78,6 +107,7 @@ def on_read(app: Sphinx, doctree: nodes.document) -> None:
         return
     uri, kwargs = js[STATE_KEY]
     state = name_views(json.loads(kwargs["body"]), view_names())
+    doctree[DATA] = split_lazy(state)
     body = sanitize_script_content(json.dumps(state))
     NbMetadataCollector.add_js_file(app.env, docname, STATE_KEY, uri, {**kwargs, "body": body})
 
@@ -160,7 +190,7 @@ def add_static_views(body: str, models: dict, shown: list[str]) -> str:
 
 def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
     """Fail the build on a page holding a widget the host cannot draw; else write every
-    widget's first view into the page."""
+    widget's first view into the page, and the files of the elements they load on demand."""
     if app.builder.format != "html" or "body" not in context:
         return
     from myst_nb.sphinx_ import NbMetadataCollector
@@ -179,6 +209,10 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
             "book/_ext/static_widgets.py"
         )
     context["body"] = add_static_views(context["body"], state["state"], shown)
+    for file, text in doctree.get(DATA, {}).items():
+        path = Path(app.outdir, "_static", "mha-data", f"{file}.js")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:

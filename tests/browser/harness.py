@@ -289,12 +289,14 @@ def guard(context) -> None:
 
 class Requests:
     """The requests ``page`` has started and not yet finished (or failed), by URL, and when
-    the last one started or ended. Playwright's own ``networkidle`` wait timed out after 90 s
-    on a page whose requests had all been answered (seen in CI, not reproducible by hand;
-    microsoft/playwright#19835 reports the same), so the tests count requests themselves."""
+    the last one started or ended, and every URL it requested (``urls``). Playwright's own
+    ``networkidle`` wait timed out after 90 s on a page whose requests had all been answered
+    (seen in CI, not reproducible by hand; microsoft/playwright#19835 reports the same), so
+    the tests count requests themselves."""
 
     def __init__(self, page) -> None:
         self.pending: dict[object, str] = {}
+        self.urls: list[str] = []
         self.last = time.monotonic()
         page.on("request", self._started)
         page.on("requestfinished", self._ended)
@@ -302,6 +304,7 @@ class Requests:
 
     def _started(self, request) -> None:
         self.pending[request] = request.url
+        self.urls.append(request.url)
         self.last = time.monotonic()
 
     def _ended(self, request) -> None:

@@ -332,6 +332,11 @@ def measure_site(site: Path = harness.SITE, presses: int = 6) -> dict:
         "load_avg_1min": [load_before, os.getloadavg()[0]],
         "max_page_bytes": heaviest["page_bytes"],
         "max_page_gzip_bytes": max(p["page_gzip_bytes"] for p in per_page),
+        # What a page loads only when the reader asks (the trained explorer's other settings,
+        # _static/mha-data/: book/_ext/static_widgets.py): every such file, gzip.
+        "on_demand_gzip_bytes": gzip_bytes(
+            site, [f"/{p.relative_to(site)}" for p in sorted(site.glob("_static/mha-data/*.js"))]
+        ),
         "module_repeated_bytes_max": max(p["module_repeated_bytes"] for p in per_page),
         "max_page": heaviest["page"],
         "max_page_largest_assets": heaviest["largest_assets"],

@@ -83,7 +83,10 @@ TOP_JS = "(id) => document.getElementById(id).getBoundingClientRect().top"
 def test_a_link_to_a_heading_lands_on_it(rel, site, base_url, browser):
     """A link to a section of a chapter, followed from elsewhere (a fresh load of page#id),
     shows that section's heading at the top of the window, under the theme's header, once
-    the page has loaded."""
+    the page has loaded. Three sections a page: the first, the middle one and the last.
+    Where a heading lands depends on what is above it, so the last one is moved by
+    anything above it that changes size after the load (a live view taking over, an image,
+    a font)."""
     with harness.browser_context(browser, viewport={"width": 1280, "height": 900}) as ctx:
         page = ctx.new_page()
         harness.goto(page, base_url, rel, site)
@@ -91,7 +94,7 @@ def test_a_link_to_a_heading_lands_on_it(rel, site, base_url, browser):
         page.close()
         assert len(ids) >= 3, f"{rel}: sections {ids}"
         missed = []
-        for section in ids:
+        for section in (ids[0], ids[len(ids) // 2], ids[-1]):
             page = ctx.new_page()
             page.goto(f"{base_url}{rel}#{section}", wait_until="load")
             harness.settle(page)

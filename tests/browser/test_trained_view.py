@@ -14,6 +14,8 @@ On the built site served over http AND opened from ``file://``:
   their rows of W_o);
 * a permalink opens the view at its settings, and the link follows the controls;
 * with six heads the view is taller than the window, and its controls stay in sight;
+* the page holds the weights of the setting its view opens at only: another setting's file
+  loads when it is picked (saying so meanwhile), and no other;
 * in chapter 2, a word picked in the heads view above it is picked in this view, and back,
   when the other view's sentence has it (view_link.mjs's shareWord, matched by label).
 (axe-core runs on every page in test_pages.py.)
@@ -48,6 +50,17 @@ def _rows(page) -> dict:
     return next(a for a in _problems(page, "")[1] if a["view"] == "trained-rows")
 
 
+def _loaded(page, setting: tuple[int, int]) -> None:
+    """Wait until the view shows ``setting`` (h, d_k), its weights loaded (on demand)."""
+    page.wait_for_function(
+        "([h, dk]) => { const v = document.querySelector"
+        f"('{HOST} [data-view=trained-rows]');"
+        " return !!v && v.dataset.h === h && v.dataset.dk === dk; }",
+        arg=list(map(str, setting)),
+        timeout=harness.TIMEOUT_MS,
+    )
+
+
 def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chapter):
     rel, page, log, left = chapter
     problems = _problems(page, rel)[0]
@@ -61,10 +74,12 @@ def test_every_control_by_keyboard_moves_the_numbers_as_torch_computes_them(chap
         harness.press(
             page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight"
         )
+        _loaded(page, SETTINGS[step])
         h, d_k = SETTINGS[step]
         assert (_rows(page)["h"], _rows(page)["dk"]) == (str(h), str(d_k))
         problems += _problems(page, rel)[0]
     harness.press(page, page.locator(f"{HOST} input[data-control=setting]:checked"), "ArrowRight")
+    _loaded(page, SETTINGS[0])
     assert (_rows(page)["h"], _rows(page)["dk"]) == tuple(map(str, SETTINGS[0]))  # round
     # the seed: its end, its start, a neighbour
     seed = page.locator(f"{HOST} input[data-control=seed]")
@@ -128,6 +143,7 @@ def test_controls_are_named_sized_and_stay_in_sight(chapter):
     assert ring[0] == "solid" and ring[1] >= 3, ring
     # six heads: taller than the window; scrolled to its last table, the controls still show
     harness.press(page, page.locator(f"{HOST} input[data-control=setting][value='4']"), "Space")
+    _loaded(page, SETTINGS[4])
     height = page.locator(HOST).evaluate("(e) => e.getBoundingClientRect().height")
     assert height > 900, height
     page.locator(f"{HOST} table.mha-heat").last.scroll_into_view_if_needed()
@@ -155,6 +171,53 @@ def test_permalinks_open_the_view_at_its_settings_and_follow_it(browser, base_ur
         harness.press(page, page.locator(f"{HOST} input[data-control=head][value='1']"), "Space")
         want = "#trained-1:h=2,dk=12,seed=7,text=the+dog+bit+the+hen,word=4,off="
         harness.link_becomes(page, want)
+        assert log.problems() == [] and left == [], [*log.problems(), *left]
+
+
+STATE_JS = """() => Object.values(JSON.parse(document.querySelector(
+  'script[type="application/vnd.jupyter.widget-state+json"]').textContent).state)
+  .map((m) => m.state).find((s) => s._mha_lazy)"""
+
+
+@pytest.mark.parametrize("scheme", ["http", "file"])
+def test_a_settings_weights_load_once_the_view_needs_them(browser, base_url, site, scheme):
+    """The page holds the weights of the setting its view opens at, and requests no other
+    setting's file; picking a setting loads its file alone, the view saying so meanwhile, and
+    its numbers are then torch's; a setting seen before loads nothing again."""
+    rel = "notebooks/05_what_heads_learn.html"
+    with harness.confined_page(browser, base_url, site, rel, scheme) as (page, log, left):
+        state = page.evaluate(STATE_JS)  # the page's saved state of the view
+        files, opened = state["_mha_files"]["weights"], state["setting"]
+        assert [f is None for f in files] == [i == opened for i in range(len(SETTINGS))]
+        assert [w is None for w in state["weights"]] == [f is not None for f in files]
+
+        def loaded() -> list[str]:
+            return [u.rsplit("/", 1)[1] for u in log.requests.urls if "/mha-data/" in u]
+
+        assert loaded() == []
+        held = []  # each file's request, answered once the view says that it is loading
+        page.route("**/mha-data/*", lambda route: held.append(route))
+        picks = [i for i in (5, 0) if i != opened]
+        for n, i in enumerate(picks, 1):
+            page.locator(f"{HOST} input[data-control=setting][value='{i}']").check()
+            loading = page.locator(f"{HOST} .mha-loading")
+            loading.wait_for(timeout=harness.TIMEOUT_MS)
+            assert loading.inner_text() == "Loading this setting's weights…"
+            assert page.locator(f"{HOST} [data-view=trained-rows]").count() == 0
+            for _ in range(harness.TIMEOUT_MS // 50):  # until the request reaches the route
+                if held:
+                    break
+                page.wait_for_timeout(50)
+            held.pop().fallback()
+            _loaded(page, SETTINGS[i])
+            assert loaded() == [f"{files[j]}.js" for j in picks[:n]]
+            assert (_rows(page)["h"], _rows(page)["dk"]) == tuple(map(str, SETTINGS[i]))
+            assert _problems(page, rel)[0] == []
+        for i in (opened, picks[0]):
+            page.locator(f"{HOST} input[data-control=setting][value='{i}']").check()
+            _loaded(page, SETTINGS[i])
+            assert _problems(page, rel)[0] == []
+        assert loaded() == [f"{files[j]}.js" for j in picks] and held == []
         assert log.problems() == [] and left == [], [*log.problems(), *left]
 
 

@@ -17,8 +17,9 @@
  * 1. the view is drawn into a div.widget-subarea of its own (the class JupyterLab's output
  *    areas give a widget, which mha-book.css and the views' permalinks find);
  * 2. the model: get(name); set(name, value), which fires "change:name" then "change" at
- *    once when the value changed, as the manager's Backbone models do; save_changes() and
- *    send() do nothing (no kernel); on(event, callback) and off(event, callback);
+ *    once when the value changed, as the manager's Backbone models do; save_changes() does
+ *    nothing (no kernel); send({load: list, index: k}) loads element k of a list trait that
+ *    the page lacks (6); on(event, callback) and off(event, callback);
  * 3. the widget's module: the page's saved state names its view (_mha_view, "budget_view"...:
  *    book/_ext/static_widgets.py), which the page's one copy of every view gives
  *    (_static/mha-views.js, loaded before this script: a classic script that sets mhaViews,
@@ -40,6 +41,11 @@
  *    what the reader changed in the copy's controls (a slider moved, a radio or box checked,
  *    a word picked or typed) is done again on the live view's controls, as input and change
  *    events, and the focus moves with it: no press is lost.
+ * 6. a list trait may load its elements on demand (the widget's _mha_lazy; in the page, the
+ *    element is null and its file's name is _mha_files[list][k]: book/_ext/static_widgets.py).
+ *    At the view's send({load: list, index: k}), the file _static/mha-data/<name>.js is loaded
+ *    once per page, by a classic script (Chromium runs no fetch() from file://) that calls
+ *    mhaData(name, element); the model's list then gets it, firing "change:list".
  *
  * A view that fails to draw logs the error and leaves its static first view in place.
  */
@@ -66,7 +72,16 @@
         fire("change", [model]);
       },
       save_changes: function () {},
-      send: function () {},
+      send: function (msg) {
+        var file = msg && msg.load && ((state._mha_files || {})[msg.load] || [])[msg.index];
+        if (!file) return;
+        loadData(file).then(function (value) {
+          if (state[msg.load][msg.index] != null) return;
+          var list = state[msg.load].slice();
+          list[msg.index] = value;
+          model.set(msg.load, list);
+        }, console.error);
+      },
       on: function (event, cb) {
         (listeners[event] = listeners[event] || []).push(cb);
       },
@@ -80,6 +95,29 @@
       },
     };
     return model;
+  }
+
+  // ---- Elements of list traits loaded on demand (6) ----
+  var HOST_URL = document.currentScript.src;
+  var data = {}; // file name -> the promise of its element
+  var arrived = {}; // file name -> that promise's resolve, which the file calls (mhaData)
+  window.mhaData = function (file, value) {
+    arrived[file](value);
+  };
+  function loadData(file) {
+    data[file] =
+      data[file] ||
+      new Promise(function (resolve, reject) {
+        arrived[file] = resolve;
+        var script = document.createElement("script");
+        script.src = new URL("mha-data/" + file + ".js", HOST_URL).href;
+        script.onerror = function () {
+          delete data[file]; // asked again, tried again
+          reject(new Error("could not load " + script.src));
+        };
+        document.head.appendChild(script);
+      });
+    return data[file];
   }
 
   var widgets = new Map(); // view name -> its widget definition

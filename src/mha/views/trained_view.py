@@ -76,7 +76,10 @@ class TrainedView(View, module="trained_view", link="trained"):
     ``solved_at``. The reader's settings: ``setting``
     (an index into ``settings``), ``seed``, ``text`` (the sentence), ``word`` (a position
     in it), ``off`` (the heads switched off, from 0); ``link``, the view's name in the page's
-    URL fragment (``#trained-1:h=3,dk=4,seed=7,text=the+dog+bit+the+hen,word=2,off=2``)."""
+    URL fragment (``#trained-1:h=3,dk=4,seed=7,text=the+dog+bit+the+hen,word=2,off=2``);
+    ``_mha_lazy``, ``{"weights": "setting"}``: the site's pages hold the weights of the setting
+    the view opens at only, and load another's when the view asks for it (its element of
+    ``weights`` is null there; book/_ext/static_widgets.py)."""
 
     settings = traitlets.List().tag(sync=True)
     seeds = traitlets.List(traitlets.Int()).tag(sync=True)
@@ -96,6 +99,7 @@ class TrainedView(View, module="trained_view", link="trained"):
     text = traitlets.Unicode("").tag(sync=True)
     word = traitlets.Int(0).tag(sync=True)
     off = traitlets.List(traitlets.Int()).tag(sync=True)
+    _mha_lazy = traitlets.Dict({"weights": "setting"}).tag(sync=True)
 
 
 def trained_view(

@@ -308,6 +308,10 @@ function metricsPanel(state) {
  * its one-line problem, over the last sentence that could (state.shown, the controller's
  * memory; none in the first view). */
 export function outputHtml(state) {
+  if (state.weights[state.setting] == null) {
+    const loading = el("p", { class: "mha-note mha-loading", role: "status" }, "Loading this setting's weights…");
+    return metricsPanel(state) + loading; // (the site loads them: view_controller.mjs)
+  }
   const c = trainedComputed(state);
   if (!c.problem) return metricsPanel(state) + rowsPanel(state, c);
   const problem = el("p", { class: "mha-note mha-problem", role: "status" }, esc(c.problem));

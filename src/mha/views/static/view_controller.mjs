@@ -25,6 +25,11 @@
 //     after(root, state): optional, after each redraw,
 //   }
 //
+// A widget's list traits may load on demand (its trait _mha_lazy, {list: the trait indexing
+// the element shown}; book/_ext/static_widgets.py): on the site, a page may lack the element
+// shown (null), which the view's output must say is loading. The controller asks for it,
+// model.send({load: list, index: k}) (the site's host loads it), and redraws when it comes.
+//
 // Before the live view replaces the static first view, the reader may have pressed the
 // copy's controls: the site's host (book/_ext/static/mha-anywidget-host.js) repeats those
 // presses on the live controls at the takeover, as input and change events; they are then
@@ -183,10 +188,27 @@ export function viewController(config) {
       });
     };
     for (const k of config.live) model.on(`change:${k}`, soon);
+
+    // ---- elements loaded on demand: asked for when missing, drawn when they come
+    const lazy = Object.entries(model.get("_mha_lazy") ?? {});
+    const ask = () => {
+      for (const [list, at] of lazy) {
+        if (model.get(list)[model.get(at)] == null) model.send({ load: list, index: model.get(at) });
+      }
+    };
+    for (const [list, at] of lazy) {
+      model.on(`change:${at}`, ask);
+      model.on(`change:${list}`, redraw);
+    }
+    ask();
     return () => {
       tell?.close();
       window.removeEventListener("hashchange", onHash);
       for (const k of config.live) model.off(`change:${k}`, soon);
+      for (const [list, at] of lazy) {
+        model.off(`change:${at}`, ask);
+        model.off(`change:${list}`, redraw);
+      }
     };
   };
 }
