@@ -121,7 +121,7 @@ N ?= 5
 ARGS ?=
 browser-loop: $(STAMP) $(LAB_STAMP) book
 	@tests/browser/ensure-chromium
-	$(BIN)/python -m tests.browser.loop $(N) $(ARGS)
+	OMP_NUM_THREADS=1 $(BIN)/python -m tests.browser.loop $(N) $(ARGS)
 
 # JupyterLab on the book's folder, opening the intro as a notebook (lab/workspace.json); the
 # chapters' MyST renders with jupyterlab-myst, and their numbers appear after Run All.
