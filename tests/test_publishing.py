@@ -95,10 +95,14 @@ class _Links(HTMLParser):
             self._in = None
 
 
-def links(page: Path) -> _Links:
+def links_in(html: str) -> _Links:
     parser = _Links()
-    parser.feed(page.read_text(encoding="utf-8"))
+    parser.feed(html)
     return parser
+
+
+def links(page: Path) -> _Links:
+    return links_in(page.read_text(encoding="utf-8"))
 
 
 def built(page: str) -> Path:
@@ -114,15 +118,9 @@ def assert_links_the_repository(html: Path) -> None:
     icon of Font Awesome's brands font is on the page, so the page does not load that font."""
     text = html.read_text(encoding="utf-8")
     footer = text[text.index('<div class="extra_footer">') :]
-    footer_links = links_in(footer[: footer.index("</div>")])
+    footer_links = links_in(footer[: footer.index("</div>")]).hrefs
     assert footer_links == [REPOSITORY["url"], f"{REPOSITORY['url']}/issues"], footer_links
     assert not re.search(r'class="[^"]*\b(fab|fa-brands)\b', text), "a brands icon is on the page"
-
-
-def links_in(html: str) -> list[str]:
-    parser = _Links()
-    parser.feed(html)
-    return parser.hrefs
 
 
 def test_the_book_has_notebook_pages_and_other_pages() -> None:

@@ -211,8 +211,9 @@ def on_page(app: Sphinx, pagename: str, templatename: str, context: dict, doctre
     context["body"] = add_static_views(context["body"], state["state"], shown)
     for file, text in doctree.get(DATA, {}).items():
         path = Path(app.outdir, "_static", "mha-data", f"{file}.js")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        if not path.is_file():  # named by a hash of its text: another page wrote the same
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
 
 
 def setup(app: Sphinx) -> dict:
