@@ -3,6 +3,9 @@ functions of Sphinx, myst-nb, the theme... 0). tests/patches.py says what counts
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
+
 from tests import patches
 
 # Patches still in book/_ext when this check was written (round 4 deleted the others): the
@@ -75,3 +78,25 @@ def test_a_static_file_at_a_theme_path_shadows_it(tmp_path) -> None:
         "book/_ext/static/scripts/fontawesome.js: shadows the theme's scripts/fontawesome.js"
     ]
     assert "scripts/fontawesome.js" in patches.theme_static_files()  # the installed theme's
+
+
+# What the last patch stands in for: the installed theme's own script, 1,489,308 bytes in
+# pydata-sphinx-theme 0.17.1 (which sphinx-book-theme 1.3.0 pins). pydata-sphinx-theme 0.24.0
+# ships one of 89 KB that draws only the icons its pages use, so the patch can go once an
+# upgrade brings that script. 300 KB: well above the fixed script, well below the old one.
+BIG_SCRIPT = 300_000
+
+
+def test_the_theme_script_that_fontawesome_js_shadows_is_still_big() -> None:
+    """Fails when an upgrade brings the theme's small script: then delete
+    book/_ext/static/scripts/fontawesome.js, empty LEFT, and drop the CSS rules of
+    mha-book.css that size the glyphs it leaves to the theme's fonts."""
+    spec = importlib.util.find_spec("pydata_sphinx_theme")
+    assert spec is not None and spec.origin is not None, "pydata-sphinx-theme is not installed"
+    theme = Path(spec.origin).parent / "theme" / "pydata_sphinx_theme" / "static"
+    script = theme / "scripts" / "fontawesome.js"
+    assert script.is_file(), f"{script} is gone: delete the file that shadows it"
+    size = script.stat().st_size
+    assert size > BIG_SCRIPT, (
+        f"the theme's fontawesome.js is {size:,} bytes now: the shadow is no longer needed"
+    )

@@ -126,8 +126,10 @@ def typeset_all(app: Sphinx, env) -> list[str]:
         cache_file.write_text(json.dumps(cache))
     _pages.clear()
     _pages.update(cache["pages"])
-    (Path(app.outdir) / "_static").mkdir(parents=True, exist_ok=True)
-    (Path(app.outdir) / "_static" / CSS).write_text(cache["css"])
+    css = Path(app.outdir) / "_static" / CSS
+    if not css.is_file() or css.read_text() != cache["css"]:  # a build with no change writes none
+        css.parent.mkdir(parents=True, exist_ok=True)
+        css.write_text(cache["css"])
     logger.info(f"build_math: typeset the formulas of pages {sorted(todo)}")
     return []
 
