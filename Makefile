@@ -7,7 +7,7 @@
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
-#   make weights  train the stored models again (src/mha/training/weights/, a few minutes)
+#   make weights  train the stored models again (src/mha/training/, about four minutes on two cores)
 #   make mutation  mutation testing of the maths modules (not part of make test; long, see benchmarks/mutation.md)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
@@ -35,8 +35,8 @@ $(LAB_STAMP): $(STAMP) $(LAB_FILES)
 	lab/install $(VENV)
 	@touch $@
 
-# The site serves its own browser assets (the math typesetter and the widget bundles come from
-# node_modules): npm ci installs exactly what package-lock.json pins, again when it changes.
+# The npm packages that the build and the tests use (esbuild, MathJax's Node API, Biome,
+# axe-core): npm ci installs exactly what package-lock.json pins, again when it changes.
 NPM_STAMP := node_modules/.package-lock.json
 
 $(NPM_STAMP): package.json package-lock.json

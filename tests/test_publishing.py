@@ -1,10 +1,10 @@
 """The book as published: its notebooks, its buttons and the Colab cell.
 
-Static checks of the built site (``make test`` builds it first) against ``_config.yml``, the one
-place that names the repository. Every button must lead to something that exists once the
+Static checks of the built site (``make test`` builds it first) against ``_config.yml``, which
+names the repository. Every link and button must lead to something that exists once the
 repository is pushed:
 
-* the repository and issue buttons (the theme's) to the repository;
+* the footer's two links (``html.extra_footer``) to the repository and to its issues;
 * on a notebook page, the download menu's ``.ipynb`` to ``_sources/<page>.ipynb`` in the site:
   the page's code without outputs, the Colab cell first; its ``.md`` is named as the source;
 * its Binder button (the theme's) to the page's ``.md`` in the repository's branch, which

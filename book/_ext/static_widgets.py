@@ -22,9 +22,10 @@ Node (``anywidget_static.mjs``), written before its view script in a
 ``div.mha-static-widget``; the live view takes its place once drawn, marked
 ``data-mha-takeover="exact"`` when identical (``tests/browser/test_static_views.py``).
 
-A widget may declare list traits whose elements load on demand: ``_mha_lazy``, ``{list: the
-trait indexing the element the view opens at}`` (the trained explorer's ``{"weights":
-"setting"}``). :func:`split_lazy` keeps that element in the page; each other one is null there,
+A widget may have list traits whose elements load on demand. Its trait ``_mha_lazy`` maps
+each such list to the trait that holds the index of the element its first view shows. The
+trained explorer's is ``{"weights": "setting"}``. :func:`split_lazy` keeps that element
+(``weights[setting]``) in the page; each other one is null there,
 its file's name (a hash of it) in ``_mha_files[list][k]``, and the file,
 ``_static/mha-data/<name>.js``, is the classic script ``mhaData("<name>", element)``. A view
 missing an element asks for it with anywidget's ``model.send({load: list, index: k})``
