@@ -105,3 +105,26 @@ def test_the_theme_script_that_fontawesome_js_shadows_is_still_big() -> None:
     assert size > BIG_SCRIPT, (
         f"the theme's fontawesome.js is {size:,} bytes now: the shadow is no longer needed"
     )
+
+
+def test_the_parallel_declaration_stops_and_warns_once_an_extension_declares_itself(
+    caplog,
+) -> None:
+    """execution.py declares only for an extension that declares nothing, and warns (a build
+    error under -W) when one declares itself, so that the declaration is deleted then."""
+    from types import SimpleNamespace
+
+    from tests.book_ext import execution
+
+    silent, declared = (
+        SimpleNamespace(parallel_read_safe=None),
+        SimpleNamespace(parallel_read_safe=False),
+    )
+    app = SimpleNamespace(
+        extensions={"sphinx_multitoc_numbering": silent, "sphinx_jupyterbook_latex": declared}
+    )
+    execution.declare_parallel_safe(app)
+    assert silent.parallel_read_safe is True
+    assert declared.parallel_read_safe is False  # its own word stands
+    assert "sphinx_jupyterbook_latex now declares parallel_read_safe" in caplog.text
+    assert "sphinx_multitoc_numbering" not in caplog.text

@@ -35,6 +35,9 @@ from pathlib import Path
 from myst_nb.core.read import read_myst_markdown_notebook
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
 
 # The kernels' IPython profile (:func:`kernel_profile`) and the extension it loads in each.
 IPYTHON_DIR = Path("_build") / "ipython"
@@ -122,11 +125,16 @@ def set_jobs(app: Sphinx, config: Config) -> None:
 
 
 def declare_parallel_safe(app: Sphinx) -> None:
-    """Declare the two extensions that keep no reading state parallel-safe (see above)."""
+    """Declare the two extensions that keep no reading state parallel-safe (see above); warn
+    (``-W`` fails the build) once one declares itself, so that this goes."""
     for name in ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex"):
         ext = app.extensions.get(name)
-        if ext is not None and ext.parallel_read_safe is None:
+        if ext is None:
+            continue
+        if ext.parallel_read_safe is None:
             ext.parallel_read_safe = True
+        else:
+            logger.warning(f"execution: {name} now declares parallel_read_safe: stop declaring it")
 
 
 def setup(app: Sphinx) -> dict:
