@@ -7,6 +7,7 @@
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
+#   make lock   write constraints.txt again (every package's version) after changing requirements.txt
 #   make weights  train the stored models again (src/mha/training/, about four minutes on two cores)
 #   make mutation  mutation testing of the maths modules (not part of make test; long, see benchmarks/mutation.md)
 
@@ -15,14 +16,30 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book unit test lab bench clean weights pdf mutation browser-loop
+.PHONY: book unit test lab bench clean weights pdf mutation browser-loop lock
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet -r requirements.txt -c constraints.txt
 	@touch $@
+
+# constraints.txt again, after a change to requirements.txt: a new venv gets requirements.txt
+# alone (pip picks the newest versions its pins allow), and its pip freeze, less pip, the editable
+# mha and torch's +cpu label, is the new lock. tests/test_ci.py fails when a package that the
+# requirements pull in is missing from it.
+LOCK_VENV := _build/lock-venv
+
+lock:
+	rm -rf $(LOCK_VENV)
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(LOCK_VENV)/bin/python -m pip install --quiet -r requirements.txt
+	{ sed -n '/^#/p' constraints.txt; $(LOCK_VENV)/bin/python -m pip freeze --all --exclude-editable --exclude pip \
+	  | sed -E 's/\+[A-Za-z0-9.]+$$//'; } > constraints.txt.new
+	mv constraints.txt.new constraints.txt
+	rm -rf $(LOCK_VENV)
 
 # JupyterLab's settings for make lab and its tests, installed into the venv by lab/install
 # (binder/postBuild installs them on Binder): .md chapters open as notebooks, no news; the

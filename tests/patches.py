@@ -13,6 +13,9 @@ does not run it. What counts as a patch:
 * **disconnected**: a call of ``.disconnect(...)`` (Sphinx's ``app.disconnect`` of a handler
   another package connected), and any read of ``.events.listeners`` (another package's
   handlers looked up by name).
+* **declared for another**: an assignment to ``.parallel_read_safe`` or ``.parallel_write_safe``
+  (``execution.py`` declares two other packages' extensions safe to read in parallel, which
+  their authors have not declared: Sphinx would otherwise read every page in one process).
 * **shadowed**: a file in ``book/_ext/static`` (the site's ``html_static_path``) at the same
   relative path as a file of the installed theme's static folders, which it then replaces
   on the site (the theme's own script or style sheet).
@@ -32,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 EXT = ROOT / "book" / "_ext"
 STATIC = EXT / "static"
 THEMES = ("sphinx_book_theme", "pydata_sphinx_theme")
+# What an extension's setup() declares to Sphinx about itself.
+SAFETY = ("parallel_read_safe", "parallel_write_safe")
 
 
 def _root_name(node: ast.expr) -> str | None:
@@ -63,14 +68,17 @@ def _imported_names(tree: ast.AST, local: set[str]) -> dict[str, str]:
 
 
 def code_patches(source: str, where: str = "<code>", local: set[str] | None = None) -> list[str]:
-    """Every replaced or disconnected function that ``source`` holds, one line each
+    """Every replaced or disconnected function, or declaration made for another extension, that
+    ``source`` holds, one line each
     (``where:line: what``). ``local``: the names of the book's own modules."""
     tree = ast.parse(source)
     imported = _imported_names(tree, local or set())
     found = []
 
     def patched(target: ast.expr, line: int) -> None:
-        if isinstance(target, ast.Attribute) and _root_name(target) in imported:
+        if isinstance(target, ast.Attribute) and target.attr in SAFETY:
+            found.append(f"{where}:{line}: declares {ast.unparse(target)} for another package")
+        elif isinstance(target, ast.Attribute) and _root_name(target) in imported:
             found.append(f"{where}:{line}: replaces {ast.unparse(target)}")
 
     for node in ast.walk(tree):

@@ -13,10 +13,13 @@ import json
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tests.book_ext import ROOT, publish
 from tests.browser.lab import installed_files
@@ -105,7 +108,54 @@ def test_binder_installs_the_pinned_requirements_with_cpu_only_torch() -> None:
         "--extra-index-url https://download.pytorch.org/whl/cpu",
         f"{torch}+cpu",
         "-r ../requirements.txt",
+        "-c ../constraints.txt",
     ]
+    assert "-r requirements.txt -c constraints.txt" in (ROOT / "Makefile").read_text()
+
+
+def pins(path: Path) -> dict[str, str]:
+    """{normalised name: version} of the ``name==version`` lines of a requirements file."""
+    return {
+        canonicalize_name(name): version
+        for name, _, version in (line.partition("==") for line in requirement_lines(path))
+        if version
+    }
+
+
+def pulled_in(names: list[str]) -> dict[str, str]:
+    """{normalised name: installed version} of ``names`` and of every installed package that
+    they require, through each package's metadata (the environment's markers; extras asked
+    for are followed)."""
+    found: dict[str, str] = {}
+    todo = [(name, frozenset()) for name in names]
+    while todo:
+        name, extras = todo.pop()
+        key = canonicalize_name(name)
+        if key in found and not extras:
+            continue
+        dist = metadata.distribution(key)
+        found[key] = dist.version
+        for line in dist.requires or []:
+            req = Requirement(line)
+            envs = [{"extra": e} for e in extras] or [{"extra": ""}]
+            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
+                todo.append((req.name, frozenset(req.extras)))
+    return found
+
+
+def test_constraints_pin_every_package_the_requirements_pull_in() -> None:
+    """constraints.txt (``make lock``) holds every package that requirements.txt installs, at
+    the version installed here, and agrees with requirements.txt's own pins."""
+    direct = pins(ROOT / "requirements.txt")
+    locked = pins(ROOT / "constraints.txt")
+    assert {n: locked.get(n) for n in direct} == direct, "requirements.txt and the lock differ"
+    installed = pulled_in([*direct, "mha"])
+    installed.pop("mha")  # the book's own package, installed from the clone
+    installed = {n: v.split("+")[0] for n, v in installed.items()}  # torch's +cpu label
+    missing = sorted(set(installed) - set(locked))
+    assert not missing, f"not in constraints.txt (run make lock): {missing}"
+    other = {n: (v, locked[n]) for n, v in installed.items() if locked[n] != v}
+    assert not other, f"installed (left) is not what constraints.txt pins (right): {other}"
 
 
 def test_binder_checks_the_package_and_installs_make_labs_settings() -> None:

@@ -267,16 +267,16 @@ def test_a_palette_png_is_the_full_colour_figure_in_a_quarter_of_the_bytes() -> 
 
 @pytest.mark.slow  # starts a kernel
 def test_the_builds_kernels_show_figures_as_palette_png_and_vector_pdf(tmp_path, monkeypatch):
-    """A kernel started with the IPython profile that book/_ext/pdf.py writes for the build."""
+    """A kernel started with the IPython profile that book/_ext/execution.py writes."""
     import base64
     from types import SimpleNamespace
 
     from jupyter_client.manager import start_new_kernel
 
-    from tests.book_ext import pdf
+    from tests.book_ext import execution
 
     monkeypatch.setenv("IPYTHONDIR", "")  # restored after the test: kernel_profile sets it
-    pdf.kernel_profile(SimpleNamespace(srcdir=tmp_path))
+    execution.kernel_profile(SimpleNamespace(srcdir=tmp_path))
     km, kc = start_new_kernel()
     shown = []
     try:  # %matplotlib inline again, as a reader's cell may: the formats stay

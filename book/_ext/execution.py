@@ -8,12 +8,18 @@ myst-nb's ``execute_notebooks: cache``, which misses a change to an imported mod
 fill ``{eval}``, and ``sphinx-build -j``, which ``jupyter-book build`` does not offer.
 
 * The ``src/mha`` modules a notebook imports (through the package too), the data files beside
-  them and ``requirements.txt`` are the page's dependencies (``tests/test_build.py``).
+  them, ``requirements.txt`` and the kernels' IPython extension are the page's dependencies
+  (``tests/test_build.py``).
+* The kernels draw each figure twice: a palette PNG for the site (the IPython extension
+  ``mha.figures.png``) and a vector PDF for the PDF. An IPython profile in ``_build`` says so
+  (:func:`kernel_profile`).
 * A change to ``book/_ext``, ``package-lock.json`` or ``_toc.yml`` writes every page again,
   executing nothing (:func:`hash_build_code`).
-* Pages are read in one more process than the cores; ``sphinx_multitoc_numbering`` and
-  ``sphinx_jupyterbook_latex`` declare nothing but keep no state while reading, so they are
-  declared parallel-safe. Each kernel runs PyTorch on one thread.
+* Pages are read in one more process than the cores, and each kernel runs PyTorch on one
+  thread. Sphinx reads in parallel only if every extension says it may. Two that Jupyter Book
+  loads say nothing, ``sphinx_multitoc_numbering`` and ``sphinx_jupyterbook_latex``; both keep
+  no state while reading, so :func:`declare_parallel_safe` says it for them. This is a patch
+  of theirs (``tests/patches.py`` counts it); without it, a cold build took 65 s, not 38 s.
 * ``_build/execution.json``: each page's execution seconds, as myst-nb recorded them.
 """
 
@@ -29,6 +35,13 @@ from pathlib import Path
 from myst_nb.core.read import read_myst_markdown_notebook
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.util import logging
+
+logger = logging.getLogger(__name__)
+
+# The kernels' IPython profile (:func:`kernel_profile`) and the extension it loads in each.
+IPYTHON_DIR = Path("_build") / "ipython"
+KERNEL_EXTENSION = Path("src") / "mha" / "figures" / "png.py"
 
 
 def dependencies(code: str, src: Path) -> set[Path]:
@@ -52,13 +65,30 @@ def dependencies(code: str, src: Path) -> set[Path]:
 
 
 def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Record the package files and requirements a notebook's code (magics removed) uses."""
+    """Record the package files a notebook's code (magics removed) uses, the requirements and
+    the kernels' IPython extension."""
     nb = read_myst_markdown_notebook(source[0])
     lines = [x for c in nb.cells if c.cell_type == "code" for x in c.source.splitlines()]
     code = "\n".join(line for line in lines if not line.startswith("%"))
     deps = sorted(dependencies(code, Path(app.srcdir) / "src"))
-    for dep in [*deps, Path(app.srcdir) / "requirements.txt"]:
+    for dep in [*deps, Path(app.srcdir) / "requirements.txt", Path(app.srcdir) / KERNEL_EXTENSION]:
         app.env.note_dependency(str(dep))
+
+
+def kernel_profile(app: Sphinx) -> None:
+    """Point the build's kernels at an IPython profile that draws figures as PDF and as palette
+    PNG (the IPython extension ``mha.figures.png``)."""
+    profile = Path(app.srcdir) / IPYTHON_DIR / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    config = profile / "ipython_kernel_config.py"
+    text = (
+        "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
+        "c.InteractiveShellApp.extensions = ['mha.figures.png']\n"
+    )
+    if not config.is_file() or config.read_text() != text:
+        config.write_text(text)
+    # Kernels started by this process and its parallel readers inherit the variable.
+    os.environ["IPYTHONDIR"] = str(profile.parent)
 
 
 def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
@@ -95,14 +125,20 @@ def set_jobs(app: Sphinx, config: Config) -> None:
 
 
 def declare_parallel_safe(app: Sphinx) -> None:
-    """Declare the two extensions that keep no reading state parallel-safe (see above)."""
+    """Declare the two extensions that keep no reading state parallel-safe (see above); warn
+    (``-W`` fails the build) once one declares itself, so that this goes."""
     for name in ("sphinx_multitoc_numbering", "sphinx_jupyterbook_latex"):
         ext = app.extensions.get(name)
-        if ext is not None and ext.parallel_read_safe is None:
+        if ext is None:
+            continue
+        if ext.parallel_read_safe is None:
             ext.parallel_read_safe = True
+        else:
+            logger.warning(f"execution: {name} now declares parallel_read_safe: stop declaring it")
 
 
 def setup(app: Sphinx) -> dict:
+    kernel_profile(app)
     app.add_config_value("mha_build_code", "", "html", [str])
     app.connect("config-inited", hash_build_code)
     app.connect("config-inited", set_jobs)

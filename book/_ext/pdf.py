@@ -4,8 +4,8 @@ Stands in for: a bare ``jupyter-book build --builder pdflatex``, which would sho
 and write the solutions inline. Loaded for every build, so that the HTML and LaTeX builds
 share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing again.
 
-* Figures: the kernels draw each figure as palette PNG (the site; ``mha.figures.png``) and as
-  vector PDF (for LaTeX), through an IPython profile in ``_build`` (:func:`kernel_profile`).
+* Figures: printed as the vector PDFs that the build's kernels draw beside each PNG
+  (``execution.py``).
 * Widgets: :class:`WidgetStills` puts in each widget's place its picture, taken from the built
   site by ``python -m tests.browser.widget_stills``, with a caption naming the settings shown
   and the page where it is live; a widget without a picture stops the build.
@@ -17,7 +17,6 @@ share one Sphinx environment (``_build/.doctrees``): the PDF executes nothing ag
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 from collections.abc import Iterator
@@ -38,7 +37,6 @@ logger = logging.getLogger(__name__)
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 # Written by tests/browser/widget_stills.py: <model id>.png and stills.json.
 STILLS_DIR = Path("_build") / "widget-stills"
-IPYTHON_DIR = Path("_build") / "ipython"
 # The PDF's file name (latex_documents' targetname in _config.yml), in _build/latex and, copied
 # by make pdf, at the root of _build/html.
 PDF_NAME = "multi-head-attention.pdf"
@@ -74,27 +72,6 @@ PREAMBLE = r"""
 
 # Sphinx's LaTeX box settings (latex_elements["sphinxsetup"]): code cells' colours.
 SPHINXSETUP = "VerbatimColor={RGB}{247,247,247}, VerbatimBorderColor={RGB}{204,204,204}"
-
-
-def kernel_profile(app: Sphinx) -> None:
-    """Point the build's kernels at an IPython profile that draws figures as PDF and as palette
-    PNG (the IPython extension ``mha.figures.png``)."""
-    profile = Path(app.srcdir) / IPYTHON_DIR / "profile_default"
-    profile.mkdir(parents=True, exist_ok=True)
-    config = profile / "ipython_kernel_config.py"
-    text = (
-        "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
-        "c.InteractiveShellApp.extensions = ['mha.figures.png']\n"
-    )
-    if not config.is_file() or config.read_text() != text:
-        config.write_text(text)
-    # Kernels started by this process and its parallel readers inherit the variable.
-    os.environ["IPYTHONDIR"] = str(profile.parent)
-
-
-def note_kernel_extension(app: Sphinx, docname: str, source: list[str]) -> None:
-    """Every page is executed again when the module its kernel loads at start changes."""
-    app.env.note_dependency(str(Path(app.srcdir) / "src" / "mha" / "figures" / "png.py"))
 
 
 def configure_latex(app: Sphinx, config: Config) -> None:
@@ -259,11 +236,9 @@ def offer_pdf(
 
 
 def setup(app: Sphinx) -> dict:
-    kernel_profile(app)
     app.add_config_value("mha_pdf_in_site", False, "html", bool)
     app.connect("config-inited", configure_latex, priority=900)
     app.connect("config-inited", pdf_in_site)
-    app.connect("source-read", note_kernel_extension)
     app.add_post_transform(WidgetStills)
     app.add_post_transform(SolutionsAtEnd)
     app.add_post_transform(Appendix)

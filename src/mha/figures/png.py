@@ -8,7 +8,7 @@ figure as IPython's inline backend does, then quantises it.
 
 An IPython extension: ``%load_ext mha.figures.png`` makes a kernel show every figure as
 :func:`palette_png`, through IPython's display formatters. The book's build loads it in its
-kernels (the IPython profile that ``book/_ext/pdf.py`` writes), so the site's figures are
+kernels (the IPython profile that ``book/_ext/execution.py`` writes), so the site's figures are
 palette PNGs as the notebooks are executed; the PDF uses the vector copy (``application/pdf``)
 of each figure. JupyterLab and Colab, which do not load it, show matplotlib's own PNGs.
 """
