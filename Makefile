@@ -8,7 +8,7 @@
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
 #   make lock   write constraints.txt again (every package's version) after changing requirements.txt
-#   make weights  train the stored models again (src/mha/training/, about four minutes on two cores)
+#   make weights  train the stored models again (src/mha/training/, two to four minutes on two cores)
 #   make mutation  mutation testing of the maths modules (not part of make test; long, see benchmarks/mutation.md)
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
