@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -238,3 +239,24 @@ def test_experiment_records_what_the_run_did() -> None:
     with pytest.raises(ValueError, match="shapes"):
         X.preference_gap(torch.zeros(3, 6), torch.zeros(2, 6))
     assert X.preference_gap(torch.zeros(3, 6), torch.full((3, 6), 0.25)) == 0.25
+
+
+def test_every_stored_run_records_the_same_fields() -> None:
+    """A run trained before a field was added (as the 1,200-step and tied-values runs were,
+    until bfd0691) would lack it: then ``make weights`` would not write the files back byte
+    for byte, and a chapter that reads the field would silently skip the run."""
+    package = Path(store.__file__).parent
+    files = [
+        package / "weights" / "runs.json",
+        package / "weights" / "metrics.json",
+        package / "variant_runs" / "tied_values.json",
+    ]
+    fields = {}
+    for path in files:
+        for n, run in enumerate(json.loads(path.read_text())["runs"]):
+            fields[f"{path.name} run {n}"] = frozenset(run) - {"d_v"}  # tied runs' own width
+            fields[f"{path.name} run {n} metrics"] = frozenset(run["metrics"])
+    kinds = {}
+    for where, keys in fields.items():
+        kinds.setdefault((where.endswith("metrics"), keys), []).append(where)
+    assert len(kinds) == 2, {k[1]: v[:3] for k, v in kinds.items()}
