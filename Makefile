@@ -7,6 +7,7 @@
 #   make lab    open the notebooks in JupyterLab with live widgets
 #   make pdf    the whole book as one PDF, _build/latex/multi-head-attention.pdf
 #   make browser-loop N=5  the browser tests N times in a row; names every test that failed
+#   make format  format the Python (ruff) and the JavaScript (Biome) in place
 #   make lock   write constraints.txt again (every package's version) after changing requirements.txt
 #   make weights  train the stored models again (src/mha/training/, two to four minutes on two cores)
 #   make mutation  mutation testing of the maths modules (not part of make test; long, see benchmarks/mutation.md)
@@ -16,7 +17,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: book unit test lab bench clean weights pdf mutation browser-loop lock
+.PHONY: book unit test lab bench clean weights pdf mutation browser-loop lock format
 
 $(STAMP): requirements.txt constraints.txt pyproject.toml
 	@test -n "$(PYTHON)" || { echo "Python 3.11 is needed: apt-get install python3 python3-venv"; exit 1; }
@@ -129,6 +130,11 @@ test: $(STAMP) unit $(LAB_STAMP) book pdf
 	$(BIN)/ruff format --check src tests
 	node_modules/.bin/biome ci --error-on-warnings
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -m "not unit" -n 2 --dist loadfile --durations=30
+
+# Format the Python and the JavaScript in place, as make test's lint wants them.
+format: $(STAMP) $(NPM_STAMP)
+	$(BIN)/ruff format src tests book/_ext
+	node_modules/.bin/biome check --write
 
 # The browser tests (tests/browser) N times in a row on the built site, each round a new
 # pytest: prints every test that failed in any round (and in which rounds), then a summary
