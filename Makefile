@@ -127,12 +127,14 @@ unit: $(STAMP) $(VIEWS)
 test: $(STAMP) unit $(LAB_STAMP) book pdf
 	@tests/browser/ensure-chromium
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check src tests
+	$(BIN)/ruff format --check src tests book/_ext
 	node_modules/.bin/biome ci --error-on-warnings
 	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -m "not unit" -n 2 --dist loadfile --durations=30
 
-# Format the Python and the JavaScript in place, as make test's lint wants them.
+# Format the Python and the JavaScript in place, and fix what ruff's and Biome's linters can
+# fix; make test fails on what is left.
 format: $(STAMP) $(NPM_STAMP)
+	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format src tests book/_ext
 	node_modules/.bin/biome check --write
 

@@ -14,7 +14,9 @@ fill ``{eval}``, and ``sphinx-build -j``, which ``jupyter-book build`` does not 
   ``mha.figures.png``) and a vector PDF for the PDF. An IPython profile in ``_build`` says so
   (:func:`kernel_profile`).
 * A change to ``book/_ext``, ``package-lock.json`` or ``_toc.yml`` writes every page again,
-  executing nothing (:func:`hash_build_code`).
+  executing nothing (:func:`hash_build_code`). One exception: after a change to ``_toc.yml``,
+  sphinx-external-toc has Sphinx read the intro again (the root, whose table of contents
+  changed), which executes it.
 * Pages are read in one more process than the cores, and each kernel runs PyTorch on one
   thread. Sphinx reads in parallel only if every extension says it may. Two that Jupyter Book
   loads say nothing, ``sphinx_multitoc_numbering`` and ``sphinx_jupyterbook_latex``; both keep
@@ -107,7 +109,8 @@ def write_execution_report(app: Sphinx, exception: Exception | None) -> None:
 
 def hash_build_code(app: Sphinx, config: Config) -> None:
     """book/_ext, package-lock.json (the npm assets) and _toc.yml (every page's sidebar) as an
-    "html" setting: when they change, Sphinx writes every page again, re-reading none."""
+    "html" setting: when they change, Sphinx writes every page again and re-reads none for it
+    (sphinx-external-toc re-reads the intro when the table of contents changes: above)."""
     digest = hashlib.sha256()
     ext = Path(__file__).parent
     files = sorted(p for p in ext.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
