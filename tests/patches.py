@@ -109,17 +109,19 @@ def code_patches(source: str, where: str = "<code>", local: set[str] | None = No
     return found
 
 
-def theme_static_files() -> set[str]:
-    """Relative paths of the files in the installed themes' static folders."""
-    paths: set[str] = set()
+def theme_static_dirs() -> list[Path]:
+    """The installed themes' static folders."""
+    dirs: list[Path] = []
     for theme in THEMES:
         spec = importlib.util.find_spec(theme)
-        if spec is None or spec.origin is None:
-            continue
-        for static in Path(spec.origin).parent.rglob("static"):
-            if static.is_dir():
-                paths |= {p.relative_to(static).as_posix() for p in static.rglob("*")}
-    return paths
+        if spec is not None and spec.origin is not None:
+            dirs += [s for s in Path(spec.origin).parent.rglob("static") if s.is_dir()]
+    return dirs
+
+
+def theme_static_files() -> set[str]:
+    """Relative paths of the files in the installed themes' static folders."""
+    return {p.relative_to(s).as_posix() for s in theme_static_dirs() for p in s.rglob("*")}
 
 
 def shadowed(static: Path = STATIC, theme: set[str] | None = None) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +13,7 @@ from mha import training as T
 from mha.stats import wilson_interval
 from mha.training import curves, more, reference, store
 from mha.training import experiments as X
+from mha.training import variants as V
 
 # A few settings retrained from scratch (seconds each): a narrow one and the full-width one.
 RETRAINED = [(1, 12, 3), (2, 12, 7), (6, 2, 0)]
@@ -245,18 +245,13 @@ def test_every_stored_run_records_the_same_fields() -> None:
     """A run trained before a field was added (as the 1,200-step and tied-values runs were,
     until bfd0691) would lack it: then ``make weights`` would not write the files back byte
     for byte, and a chapter that reads the field would silently skip the run."""
-    package = Path(store.__file__).parent
     files = [
-        package / "weights" / "runs.json",
-        package / "weights" / "metrics.json",
-        package / "variant_runs" / "tied_values.json",
+        store.WEIGHTS_DIR / store.RUNS_FILE,
+        store.WEIGHTS_DIR / store.METRICS_FILE,
+        V.VARIANTS_DIR / f"{V.NAME}.json",
     ]
-    fields = {}
-    for path in files:
-        for n, run in enumerate(json.loads(path.read_text())["runs"]):
-            fields[f"{path.name} run {n}"] = frozenset(run) - {"d_v"}  # tied runs' own width
-            fields[f"{path.name} run {n} metrics"] = frozenset(run["metrics"])
-    kinds = {}
-    for where, keys in fields.items():
-        kinds.setdefault((where.endswith("metrics"), keys), []).append(where)
-    assert len(kinds) == 2, {k[1]: v[:3] for k, v in kinds.items()}
+    runs = [run for path in files for run in store.read_runs(path)]
+    fields = {frozenset(run) - {"d_v"} for run in runs}  # d_v: the tied runs' own width
+    curves_kept = {frozenset(run["metrics"]) for run in runs}
+    assert len(fields) == 1, fields
+    assert len(curves_kept) == 1, curves_kept

@@ -43,7 +43,7 @@ logger = logging.getLogger(__name__)
 
 # The kernels' IPython profile (:func:`kernel_profile`) and the extension it loads in each.
 IPYTHON_DIR = Path("_build") / "ipython"
-KERNEL_EXTENSION = Path("src") / "mha" / "figures" / "png.py"
+KERNEL_EXTENSION = "mha.figures.png"
 
 
 def dependencies(code: str, src: Path) -> set[Path]:
@@ -73,7 +73,8 @@ def note_dependencies(app: Sphinx, docname: str, source: list[str]) -> None:
     lines = [x for c in nb.cells if c.cell_type == "code" for x in c.source.splitlines()]
     code = "\n".join(line for line in lines if not line.startswith("%"))
     deps = sorted(dependencies(code, Path(app.srcdir) / "src"))
-    for dep in [*deps, Path(app.srcdir) / "requirements.txt", Path(app.srcdir) / KERNEL_EXTENSION]:
+    extension = Path(app.srcdir, "src", *KERNEL_EXTENSION.split(".")).with_suffix(".py")
+    for dep in [*deps, Path(app.srcdir) / "requirements.txt", extension]:
         app.env.note_dependency(str(dep))
 
 
@@ -85,7 +86,7 @@ def kernel_profile(app: Sphinx) -> None:
     config = profile / "ipython_kernel_config.py"
     text = (
         "c.InlineBackend.figure_formats = {'png', 'pdf'}\n"
-        "c.InteractiveShellApp.extensions = ['mha.figures.png']\n"
+        f"c.InteractiveShellApp.extensions = ['{KERNEL_EXTENSION}']\n"
     )
     if not config.is_file() or config.read_text() != text:
         config.write_text(text)
