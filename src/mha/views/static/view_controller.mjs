@@ -25,9 +25,9 @@
 //     after(root, state): optional, after each redraw,
 //   }
 //
-// A widget's list traits may load on demand (its trait _mha_lazy, {list: the trait indexing
-// the element shown}; book/_ext/static_widgets.py): on the site, a page may lack the element
-// shown (null), which the view's output must say is loading. The controller asks for it,
+// A widget's list traits may load on demand. Its trait _mha_lazy maps each such list to the
+// trait that holds the index of the element shown (book/_ext/static_widgets.py). On the site,
+// a page may lack the element shown (null), which the view's output must say is loading. The controller asks for it,
 // model.send({load: list, index: k}) (the site's host loads it), and redraws when it comes.
 //
 // Before the live view replaces the static first view, the reader may have pressed the
